@@ -1,0 +1,258 @@
+"""Energy handling: dust change, automatic payment and the phase-4 hand limit.
+
+Payment composition and hand-limit discards are automatic (no agent decision), by rules that
+never lose value they need not lose:
+
+* **Payment** (``pay``): among all combinations of usable hand items whose total covers the
+  price, take the one with the smallest overpayment whose change can be returned in dust
+  chits without loss; only if every covering combination leaves change of 1 or 3 (which
+  2/5/10 chits cannot return) is 1 lost.  Among combinations with the same total, the items
+  given away are those with the most hand-limit load per unit of value (small dust and low
+  cards go first, concentrated cards are kept), so what is left fits the hand limit best.
+  Change comes back in the chits that use the fewest hand-limit slots.
+* **Hand limit** (``enforce_hand_limit``): the kept subset maximises total value within the
+  limit, after exchanging dust upward (dust is re-chitted into the fewest slots; an exchange
+  such as 2+2+2 -> 5 that loses value is made only when it keeps more value).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .data import (
+    CONC_TOKEN0,
+    DUST_CHITS,
+    DUST_LOAD,
+    DUST_TOKEN0,
+    NUM_CARD_TOKENS,
+    NUM_TOKENS,
+    TOKEN_COLOUR,
+    TOKEN_LOAD,
+    TOKEN_VALUE,
+)
+from .state import GameState, PlayerState
+
+_CHANGE_TABLE_SIZE: Final = 256
+
+
+def _min_load_chits(amount: int, chits: tuple[int, ...]) -> list[int] | None:
+    """Chit counts (aligned with DUST_CHITS) paying ``amount`` exactly in the fewest slots."""
+    best: list[tuple[int, list[int]] | None] = [None] * (amount + 1)
+    best[0] = (0, [0] * len(DUST_CHITS))
+    for a in range(1, amount + 1):
+        for i, chit in enumerate(DUST_CHITS):
+            if chit not in chits or chit > a or best[a - chit] is None:
+                continue
+            load, counts = best[a - chit]  # type: ignore[misc]
+            cand = load + DUST_LOAD[i]
+            if best[a] is None or cand < best[a][0]:  # type: ignore[index]
+                new = counts[:]
+                new[i] += 1
+                best[a] = (cand, new)
+    entry = best[amount]
+    return None if entry is None else entry[1]
+
+
+def _change_table(chits: tuple[int, ...]) -> list[tuple[int, ...]]:
+    table: list[tuple[int, ...]] = []
+    for amount in range(_CHANGE_TABLE_SIZE):
+        counts = _min_load_chits(amount, chits)
+        if counts is None:  # 1 or 3 with 2/5/10 chits: give one less
+            counts = _min_load_chits(amount - 1, chits)
+        table.append(tuple(counts))  # type: ignore[arg-type]
+    return table
+
+
+_CHANGE = (_change_table((2, 5, 10)), _change_table((1, 2, 5, 10)))
+
+# Give-away order for payments: most hand-limit load per unit of value first.
+PAY_ORDER: Final = tuple(
+    sorted(range(NUM_TOKENS), key=lambda t: (-TOKEN_LOAD[t] / TOKEN_VALUE[t], TOKEN_VALUE[t]))
+)
+
+
+def dust_chits(amount: int, one_value_dust: bool = False) -> tuple[int, ...]:
+    """Chit counts (1, 2, 5, 10) for ``amount`` in the fewest hand-limit slots.
+
+    Without 1-value dust an amount of 1 or 3 cannot be represented; one less is given (the
+    rulebook's "surplus of 1 might get lost").
+    """
+    table = _CHANGE[one_value_dust]
+    if amount < _CHANGE_TABLE_SIZE:
+        return table[amount]
+    tens = (amount - _CHANGE_TABLE_SIZE + 20) // 10  # keep the remainder inside the table
+    rest = table[amount - 10 * tens]
+    return rest[:3] + (rest[3] + tens,)
+
+
+def gain_dust(player: PlayerState, amount: int, one_value_dust: bool = False) -> int:
+    """Give ``amount`` of dust as chits; returns the value lost to missing 1-chits (0 or 1)."""
+    if amount <= 0:
+        return 0
+    counts = dust_chits(amount, one_value_dust)
+    hand = player.hand
+    given = 0
+    for i, n in enumerate(counts):
+        if n:
+            hand[DUST_TOKEN0 + i] += n
+            given += n * DUST_CHITS[i]
+    return amount - given
+
+
+def hand_value(hand: list[int]) -> int:
+    """Total energy value of a hand vector."""
+    total = 0
+    for t in range(NUM_TOKENS):
+        n = hand[t]
+        if n:
+            total += n * TOKEN_VALUE[t]
+    return total
+
+
+def hand_load(hand: list[int]) -> int:
+    """Hand-limit slots used by a hand vector."""
+    total = 0
+    for t in range(NUM_TOKENS):
+        n = hand[t]
+        if n:
+            total += n * TOKEN_LOAD[t]
+    return total
+
+
+def return_token(state: GameState, token: int, count: int) -> None:
+    """Put spent or discarded items back: cards to their discard pile, concentrated cards to
+    the open supply (S5), dust to the bank (unlimited)."""
+    if token < NUM_CARD_TOKENS:
+        state.discards[TOKEN_COLOUR[token]].extend([token] * count)
+    elif token < DUST_TOKEN0:
+        state.concentrated_supply[token - CONC_TOKEN0] += count
+
+
+def choose_payment(hand: list[int], amount: int, one_value_dust: bool = False) -> list[int]:
+    """The items (counts per token) that pay ``amount`` by the documented rule.
+
+    Raises ValueError if the hand is worth less than ``amount``.
+    """
+    items: list[int] = []
+    for t in PAY_ORDER:
+        n = hand[t]
+        if n:
+            items.extend([t] * n)
+    reach = 1
+    prefix = [1]
+    for t in items:
+        reach |= reach << TOKEN_VALUE[t]
+        prefix.append(reach)
+    top = reach >> amount
+    if not top:
+        raise ValueError(f"hand worth {hand_value(hand)} cannot pay {amount}")
+    total = amount
+    target = fallback = -1
+    while top:
+        if top & 1:
+            change = total - amount
+            if one_value_dust or (change != 1 and change != 3):
+                target = total
+                break
+            if fallback < 0:
+                fallback = total
+        top >>= 1
+        total += 1
+    if target < 0:
+        target = fallback
+    chosen = [0] * NUM_TOKENS
+    rest = target
+    for i in range(len(items) - 1, -1, -1):
+        if (prefix[i] >> rest) & 1:
+            continue  # reachable without item i: keep it
+        t = items[i]
+        chosen[t] += 1
+        rest -= TOKEN_VALUE[t]
+    return chosen
+
+
+def pay(state: GameState, player: PlayerState, amount: int) -> int:
+    """Pay ``amount`` from the player's usable hand, returning change in dust.
+
+    Returns the value lost (0 or 1).  The caller guarantees the hand covers the amount.
+    """
+    if amount <= 0:
+        return 0
+    one = state.config.one_value_dust
+    chosen = choose_payment(player.hand, amount, one)
+    hand = player.hand
+    paid = 0
+    for t in range(NUM_TOKENS):
+        n = chosen[t]
+        if n:
+            hand[t] -= n
+            paid += n * TOKEN_VALUE[t]
+            return_token(state, t, n)
+    return gain_dust(player, paid - amount, one)
+
+
+def settle(state: GameState, player: PlayerState) -> int:
+    """Settle the player's running balance: pay what is owed, or take sale proceeds as dust."""
+    balance = player.balance
+    player.balance = 0
+    if balance > 0:
+        return pay(state, player, balance)
+    return gain_dust(player, -balance, state.config.one_value_dust)
+
+
+def _best_dust(dust: int, slots: int, one_value_dust: bool) -> tuple[int, tuple[int, ...]]:
+    """The most dust value <= ``dust`` that fits in ``slots`` hand-limit slots, with its chits."""
+    best_value, best_counts = 0, (0, 0, 0, 0)
+    for n10 in range(min(slots // 3, dust // 10), -1, -1):
+        s10, d10 = slots - 3 * n10, dust - 10 * n10
+        for n5 in range(min(s10 // 2, d10 // 5), -1, -1):
+            s5, d5 = s10 - 2 * n5, d10 - 5 * n5
+            n2 = min(s5, d5 // 2)
+            n1 = min(s5 - n2, d5 - 2 * n2) if one_value_dust else 0
+            value = 10 * n10 + 5 * n5 + 2 * n2 + n1
+            if value > best_value:
+                best_value, best_counts = value, (n1, n2, n5, n10)
+    return best_value, best_counts
+
+
+def enforce_hand_limit(state: GameState, player: PlayerState, limit: int) -> int:
+    """Discard down to ``limit`` hand-limit slots keeping the most value; returns value lost."""
+    hand = player.hand
+    if hand_load(hand) <= limit:
+        return 0
+    cards = sorted(
+        (t for t in range(NUM_CARD_TOKENS) for _ in range(hand[t])),
+        key=lambda t: -TOKEN_VALUE[t],
+    )
+    concs = sorted(
+        (t for t in range(CONC_TOKEN0, DUST_TOKEN0) for _ in range(hand[t])),
+        key=lambda t: -TOKEN_VALUE[t],
+    )
+    dust = sum(hand[DUST_TOKEN0 + i] * DUST_CHITS[i] for i in range(len(DUST_CHITS)))
+    before = hand_value(hand)
+    one = state.config.one_value_dust
+    card_prefix = [0]
+    for t in cards:
+        card_prefix.append(card_prefix[-1] + TOKEN_VALUE[t])
+    best = (-1, 0, 0, (0, 0, 0, 0))
+    conc_value = 0
+    for k in range(len(concs) + 1):
+        if k:
+            conc_value += TOKEN_VALUE[concs[k - 1]]
+        if 3 * k > limit:
+            break
+        for m in range(min(len(cards), limit - 3 * k) + 1):
+            dust_value, chits = _best_dust(dust, limit - 3 * k - m, one)
+            value = conc_value + card_prefix[m] + dust_value
+            if value > best[0]:
+                best = (value, k, m, chits)
+    _, k, m, chits = best
+    for t in cards[m:]:
+        hand[t] -= 1
+        return_token(state, t, 1)
+    for t in concs[k:]:
+        hand[t] -= 1
+        return_token(state, t, 1)
+    for i, n in enumerate(chits):
+        hand[DUST_TOKEN0 + i] = n
+    return before - hand_value(hand)

@@ -1,0 +1,271 @@
+"""The engine's public face: :class:`Game` wraps a :class:`GameState` with the decision API.
+
+Typical loop::
+
+    game = Game.new(GameConfig(num_players=4), seed=7)
+    while not game.is_over:
+        action = random.choice(game.legal_actions())
+        game.apply(action)
+    print(game.scores(), game.winners())
+
+``Game`` never calls an agent: it stores the pending decision and waits for ``apply``.
+Decisions with a single legal action are taken automatically (option
+``skip_forced_decisions``), so every decision an agent sees is a real choice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from . import auction, turn
+from .actions import ACTION_NAMES, NUM_ACTIONS
+from .config import GameConfig
+from .errors import IllegalActionError, ReplayError
+from .flow import new_state
+from .scoring import winners
+from .state import GameState, Phase
+
+FORMAT_VERSION = 1
+
+_LEGAL = {
+    Phase.TURN: turn.legal_turn,
+    Phase.BID: auction.legal_bid,
+    Phase.DEBT: auction.legal_debt,
+    Phase.FREE_LEVEL: turn.legal_free_level,
+    Phase.LOSE_GEM: auction.legal_lose_gem,
+}
+_APPLY = {
+    Phase.TURN: turn.apply_turn,
+    Phase.BID: auction.apply_bid,
+    Phase.DEBT: auction.apply_debt,
+    Phase.FREE_LEVEL: turn.apply_free_level,
+    Phase.LOSE_GEM: auction.apply_lose_gem,
+}
+
+
+class Game:
+    """A game in progress: config + seeded generator + state + the decisions taken.
+
+    ``(config, seed, decisions)`` replays a game exactly (see :meth:`replay`).
+    """
+
+    __slots__ = ("state", "seed", "_legal")
+
+    def __init__(self, state: GameState, seed: int | None = None) -> None:
+        self.state = state
+        self.seed = seed
+        self._legal: tuple[int, ...] | None = None
+
+    # ---- construction -------------------------------------------------------------------
+    @classmethod
+    def new(cls, config: GameConfig | None = None, seed: int | None = None, **options: Any) -> Game:
+        """Set up a new game.  ``options`` are :class:`GameConfig` fields (used when no
+        config is given), e.g. ``Game.new(num_players=4, seed=1)``."""
+        if config is None:
+            config = GameConfig(**options)
+        elif options:
+            raise TypeError("pass either a GameConfig or keyword options, not both")
+        if seed is not None and (type(seed) is not int or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+        game = cls(new_state(config, seed), seed)
+        game._skip_forced()
+        return game
+
+    @classmethod
+    def replay(cls, config: GameConfig, seed: int | None, actions: Iterable[int]) -> Game:
+        """Rebuild a game from its config, seed and the decisions taken (forced ones excluded,
+        as recorded in :attr:`history`).  Raises :class:`ReplayError` if an action is illegal."""
+        game = cls.new(config, seed)
+        for step, action in enumerate(actions):
+            try:
+                game.apply(action)
+            except IllegalActionError as exc:
+                raise ReplayError(f"replay diverges at decision {step}: {exc}") from None
+        return game
+
+    # ---- who decides ---------------------------------------------------------------------
+    @property
+    def config(self) -> GameConfig:
+        return self.state.config
+
+    @property
+    def num_players(self) -> int:
+        return self.state.config.num_players
+
+    @property
+    def current_player(self) -> int:
+        """The seat that must decide now (-1 when the game is over)."""
+        return self.state.current_player if not self.is_over else -1
+
+    @property
+    def turn_player(self) -> int:
+        """The seat whose phase-3 turn it is (may differ from the deciding player)."""
+        return self.state.turn_player
+
+    @property
+    def phase(self) -> Phase:
+        return self.state.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.terminated or self.state.truncated
+
+    @property
+    def terminated(self) -> bool:
+        """The game ended by the rules (>= 5 sentinels acquired, or one player left)."""
+        return self.state.terminated
+
+    @property
+    def truncated(self) -> bool:
+        """The game was cut off by a safety limit (max rounds or max decisions)."""
+        return self.state.truncated
+
+    @property
+    def history(self) -> list[int]:
+        """Decisions applied through :meth:`apply` (forced decisions are not included)."""
+        return self.state.history
+
+    # ---- legal actions -------------------------------------------------------------------
+    def legal_actions(self) -> tuple[int, ...]:
+        """Legal action indices for the current player, ascending; empty when over."""
+        legal = self._legal
+        if legal is None:
+            state = self.state
+            if state.terminated or state.truncated:
+                legal = ()
+            else:
+                legal = tuple(_LEGAL[state.phase](state))
+            self._legal = legal
+        return legal
+
+    def action_mask(self) -> list[int]:
+        """0/1 list of length NUM_ACTIONS marking the legal actions."""
+        mask = [0] * NUM_ACTIONS
+        for a in self.legal_actions():
+            mask[a] = 1
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        return action in self.legal_actions()
+
+    # ---- acting --------------------------------------------------------------------------
+    def apply(self, action: int) -> None:
+        """Apply the current player's decision.
+
+        Raises:
+            IllegalActionError: the action is not legal now (the state is left untouched).
+        """
+        legal = self.legal_actions()
+        if action not in legal or type(action) is bool:
+            raise IllegalActionError(action, legal, ACTION_NAMES)
+        action = int(action)
+        self.state.history.append(action)
+        self._step(action)
+        self._skip_forced()
+
+    def _step(self, action: int) -> None:
+        state = self.state
+        _APPLY[state.phase](state, action)
+        state.num_decisions += 1
+        if state.num_decisions >= state.config.max_decisions and not state.terminated:
+            state.truncated = True
+            state.phase = Phase.GAME_OVER
+            state.current_player = -1
+        self._legal = None
+
+    def _skip_forced(self) -> None:
+        if not self.state.config.skip_forced_decisions:
+            return
+        while True:
+            legal = self.legal_actions()
+            if len(legal) != 1:
+                return
+            self._step(legal[0])
+
+    # ---- outcome -------------------------------------------------------------------------
+    def scores(self) -> list[int]:
+        """VP of every seat as scored at the last phase 4 (0 for an eliminated player)."""
+        return [p.vp for p in self.state.players]
+
+    def winners(self) -> list[int]:
+        """Seats sharing the win (most VP); empty while the game is running or if truncated."""
+        if not self.state.terminated:
+            return []
+        return winners(self.state)
+
+    # ---- copies and files ----------------------------------------------------------------
+    def clone(self) -> Game:
+        """An independent copy (random generator included: the same future unless reseeded)."""
+        copy = Game(self.state.clone(), self.seed)
+        copy._legal = self._legal
+        return copy
+
+    def reseed(self, seed: int) -> None:
+        """Replace the random generator, e.g. so a search clone cannot foresee real draws."""
+        self.state.rng.seed(seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT_VERSION, "seed": self.seed, "state": self.state.to_dict()}
+
+    def to_json(self) -> str:
+        """The full state (RNG included) as JSON; :meth:`from_json` restores it exactly."""
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+            raise ReplayError(f"not a saved game of format {FORMAT_VERSION}")
+        try:
+            state = GameState.from_dict(data["state"])
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ReplayError(f"malformed saved game: {exc!r}") from None
+        return cls(state, data.get("seed"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Game:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReplayError(f"saved game is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+    def replay_record(self) -> dict[str, Any]:
+        """What a replay file holds: config, seed and decisions (enough to rebuild the game)."""
+        return {
+            "format": FORMAT_VERSION,
+            "config": self.config.to_dict(),
+            "seed": self.seed,
+            "actions": list(self.history),
+        }
+
+    @classmethod
+    def from_replay_record(cls, record: dict[str, Any]) -> Game:
+        """Rebuild a game from :meth:`replay_record` output, with clear errors on bad data."""
+        if not isinstance(record, dict):
+            raise ReplayError("a replay must be a JSON object")
+        missing = {"format", "config", "seed", "actions"} - set(record)
+        if missing:
+            raise ReplayError(f"replay is missing {sorted(missing)}")
+        if record["format"] != FORMAT_VERSION:
+            raise ReplayError(f"replay format {record['format']!r} is not {FORMAT_VERSION}")
+        actions = record["actions"]
+        if not isinstance(actions, list) or not all(type(a) is int for a in actions):
+            raise ReplayError("replay actions must be a list of integers")
+        try:
+            config = GameConfig.from_dict(record["config"])
+        except (ValueError, TypeError) as exc:
+            raise ReplayError(f"replay has a bad config: {exc}") from None
+        return cls.replay(config, record["seed"], actions)
+
+    def __repr__(self) -> str:
+        s = self.state
+        return (
+            f"Game(players={s.config.num_players}, round={s.round}, phase={s.phase.name}, "
+            f"current={self.current_player}, turn={s.turn_player})"
+        )
+
+
+def action_names(actions: Sequence[int]) -> list[str]:
+    return [ACTION_NAMES[a] for a in actions]

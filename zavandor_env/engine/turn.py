@@ -1,0 +1,172 @@
+"""Phase 3 for the turn player: gems (3a), knowledge (3b), opening auctions (3c), ending
+blocks and the turn, plus the free-level decision after a Runestone/Mask/Talisman.
+
+With the FAQ rule ``no_split_blocks`` each block may be used once per turn, in any order: the
+first action of a block opens it and closes the block that was open (or ``end_block`` closes
+it explicitly); a closed block cannot be reopened this turn.
+"""
+
+from __future__ import annotations
+
+from .actions import (
+    ACTIVATE,
+    ADVANCE,
+    BUY_CHIP,
+    BUY_GEM,
+    DEACTIVATE,
+    END_BLOCK,
+    END_TURN,
+    OPEN_ARTIFACT,
+    OPEN_SENTINEL,
+    SELL_GEM,
+)
+from .auction import can_afford_bid, continue_resolution, open_auction, sell_gem
+from .data import (
+    ARTIFACTS,
+    CHIP_COSTS,
+    GEM_COST_TABLE,
+    LEVEL_COSTS,
+    NUM_ARTIFACT_TYPES,
+    NUM_CHIPS,
+    NUM_FIELDS,
+    NUM_GEMS,
+    NUM_SENTINELS,
+    SENTINEL_MIN_BID,
+    Field,
+    Gem,
+)
+from .flow import end_turn
+from .knowledge import can_raise, raise_level
+from .queries import active_slots, liquid, may_acquire, may_own_gem
+from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState
+
+_BLOCK_OF_ACTION = (
+    [Block.NONE, Block.NONE]
+    + [Block.GEMS] * (BUY_CHIP - BUY_GEM)
+    + [Block.KNOWLEDGE] * (OPEN_ARTIFACT - BUY_CHIP)
+    + [Block.AUCTION] * (OPEN_SENTINEL + NUM_SENTINELS - OPEN_ARTIFACT)
+)
+
+
+def _block_open(state: GameState, block: Block) -> bool:
+    if state.block == block or not state.config.no_split_blocks:
+        return True
+    return not (state.blocks_used >> block) & 1
+
+
+def legal_turn(state: GameState) -> list[int]:
+    """Legal actions of the turn player, in ascending index order."""
+    player = state.players[state.turn_player]
+    actions = [END_TURN]
+    if state.block != Block.NONE:
+        actions.append(END_BLOCK)
+    cash = liquid(player)
+    if _block_open(state, Block.GEMS):
+        level = player.levels[Field.GEMSTONES]
+        supply = state.gem_supply
+        for g in range(NUM_GEMS):
+            if supply[g] and cash >= GEM_COST_TABLE[g][level] and may_own_gem(state, player, g):
+                actions.append(BUY_GEM + g)
+        active, inactive = player.active, player.inactive
+        for g in range(NUM_GEMS):
+            if active[g] or inactive[g]:
+                actions.append(SELL_GEM + g)
+        if sum(active) < active_slots(player):
+            for g in range(NUM_GEMS):
+                if inactive[g]:
+                    actions.append(ACTIVATE + g)
+        for g in range(NUM_GEMS):
+            if active[g]:
+                actions.append(DEACTIVATE + g)
+    if _block_open(state, Block.KNOWLEDGE):
+        bought = player.chips_bought
+        for i in range(NUM_CHIPS):
+            if not bought[i] and cash >= CHIP_COSTS[i]:
+                actions.append(BUY_CHIP + i)
+        if not state.paid_advance_done:
+            levels = player.levels
+            for f in range(NUM_FIELDS):
+                if can_raise(player, f) and cash >= LEVEL_COSTS[f][levels[f]]:
+                    actions.append(ADVANCE + f)
+    if _block_open(state, Block.AUCTION):
+        _legal_openings(state, actions)
+    return actions
+
+
+def _legal_openings(state: GameState, actions: list[int]) -> None:
+    seat = state.turn_player
+    player = state.players[seat]
+    has_active_gem = any(player.active)
+    display = state.display
+    for art in range(NUM_ARTIFACT_TYPES):
+        if art not in display or not may_acquire(player, ITEM_ARTIFACT, art):
+            continue
+        if ARTIFACTS[art].needs_active_gem_to_open and not has_active_gem:
+            continue
+        if can_afford_bid(state, seat, ITEM_ARTIFACT, art, ARTIFACTS[art].min_bid):
+            actions.append(OPEN_ARTIFACT + art)
+    owners = state.sentinel_owner
+    if -1 in owners and can_afford_bid(state, seat, ITEM_SENTINEL, 0, SENTINEL_MIN_BID):
+        actions.extend(OPEN_SENTINEL + s for s in range(NUM_SENTINELS) if owners[s] == -1)
+
+
+def apply_turn(state: GameState, action: int) -> None:
+    if action == END_TURN:
+        end_turn(state)
+        return
+    if action == END_BLOCK:
+        state.blocks_used |= 1 << state.block
+        state.block = Block.NONE
+        return
+    block = _BLOCK_OF_ACTION[action]
+    if block != state.block:
+        if state.block != Block.NONE:
+            state.blocks_used |= 1 << state.block
+        state.block = block
+    player = state.players[state.turn_player]
+    if action < SELL_GEM:
+        gem = action - BUY_GEM
+        player.balance += GEM_COST_TABLE[gem][player.levels[Field.GEMSTONES]]
+        state.gem_supply[gem] -= 1
+        if gem == Gem.RUBY and player.levels[Field.FIRE] < 4:
+            player.druid_ruby_used = True  # the Druid's single ruby at Fire level 3
+        # A new gem goes onto the spiral when a slot is free (it can be moved freely anyway).
+        if sum(player.active) < active_slots(player):
+            player.active[gem] += 1
+        else:
+            player.inactive[gem] += 1
+    elif action < ACTIVATE:
+        sell_gem(state, player, action - SELL_GEM)
+    elif action < DEACTIVATE:
+        gem = action - ACTIVATE
+        player.inactive[gem] -= 1
+        player.active[gem] += 1
+    elif action < BUY_CHIP:
+        gem = action - DEACTIVATE
+        player.active[gem] -= 1
+        player.inactive[gem] += 1
+    elif action < ADVANCE:
+        chip = action - BUY_CHIP
+        player.balance += CHIP_COSTS[chip]
+        player.chips_bought[chip] = True
+        player.pentagon_chips += 1
+    elif action < OPEN_ARTIFACT:
+        field = action - ADVANCE
+        player.balance += LEVEL_COSTS[field][player.levels[field]]
+        state.paid_advance_done = True
+        raise_level(state, player, field)
+    elif action < OPEN_SENTINEL:
+        open_auction(state, ITEM_ARTIFACT, action - OPEN_ARTIFACT)
+    else:
+        open_auction(state, ITEM_SENTINEL, action - OPEN_SENTINEL)
+
+
+def legal_free_level(state: GameState) -> list[int]:
+    player = state.players[state.current_player]
+    return [ADVANCE + f for f in range(NUM_FIELDS) if can_raise(player, f)]
+
+
+def apply_free_level(state: GameState, action: int) -> None:
+    raise_level(state, state.players[state.current_player], action - ADVANCE)
+    state.free_levels -= 1
+    continue_resolution(state)
