@@ -17,6 +17,7 @@ never lose value they need not lose:
 
 from __future__ import annotations
 
+from operator import mul
 from typing import Final
 
 from .data import (
@@ -101,22 +102,12 @@ def gain_dust(player: PlayerState, amount: int, one_value_dust: bool = False) ->
 
 def hand_value(hand: list[int]) -> int:
     """Total energy value of a hand vector."""
-    total = 0
-    for t in range(NUM_TOKENS):
-        n = hand[t]
-        if n:
-            total += n * TOKEN_VALUE[t]
-    return total
+    return sum(map(mul, hand, TOKEN_VALUE))
 
 
 def hand_load(hand: list[int]) -> int:
     """Hand-limit slots used by a hand vector."""
-    total = 0
-    for t in range(NUM_TOKENS):
-        n = hand[t]
-        if n:
-            total += n * TOKEN_LOAD[t]
-    return total
+    return sum(map(mul, hand, TOKEN_LOAD))
 
 
 def return_token(state: GameState, token: int, count: int) -> None:

@@ -16,6 +16,7 @@ Decisions with a single legal action are taken automatically (option
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -67,7 +68,9 @@ class Game:
             config = GameConfig(**options)
         elif options:
             raise TypeError("pass either a GameConfig or keyword options, not both")
-        if seed is not None and (type(seed) is not int or seed < 0):
+        if seed is None:  # draw one, so that every game can still be replayed from its record
+            seed = random.SystemRandom().randrange(2**63)
+        elif type(seed) is not int or seed < 0:
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         game = cls(new_state(config, seed), seed)
         game._skip_forced()

@@ -20,13 +20,12 @@ from .actions import (
     OPEN_SENTINEL,
     SELL_GEM,
 )
-from .auction import can_afford_bid, continue_resolution, open_auction, sell_gem
+from .auction import continue_resolution, open_auction, sell_gem
 from .data import (
     ARTIFACTS,
     CHIP_COSTS,
     GEM_COST_TABLE,
     LEVEL_COSTS,
-    NUM_ARTIFACT_TYPES,
     NUM_CHIPS,
     NUM_FIELDS,
     NUM_GEMS,
@@ -37,7 +36,15 @@ from .data import (
 )
 from .flow import end_turn
 from .knowledge import can_raise, raise_level
-from .queries import active_slots, liquid, may_acquire, may_own_gem
+from .queries import (
+    active_slots,
+    artifact_price,
+    liquid,
+    max_payable,
+    may_acquire,
+    may_own_gem,
+    sentinel_price,
+)
 from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState
 
 _BLOCK_OF_ACTION = (
@@ -64,20 +71,29 @@ def legal_turn(state: GameState) -> list[int]:
     if _block_open(state, Block.GEMS):
         level = player.levels[Field.GEMSTONES]
         supply = state.gem_supply
-        for g in range(NUM_GEMS):
-            if supply[g] and cash >= GEM_COST_TABLE[g][level] and may_own_gem(state, player, g):
-                actions.append(BUY_GEM + g)
         active, inactive = player.active, player.inactive
+        may_activate = sum(active) < active_slots(player)
+        buys, sells, activations, deactivations = [], [], [], []
         for g in range(NUM_GEMS):
-            if active[g] or inactive[g]:
-                actions.append(SELL_GEM + g)
-        if sum(active) < active_slots(player):
-            for g in range(NUM_GEMS):
-                if inactive[g]:
-                    actions.append(ACTIVATE + g)
-        for g in range(NUM_GEMS):
+            if (
+                supply[g]
+                and cash >= GEM_COST_TABLE[g][level]
+                and (g <= Gem.SAPPHIRE or may_own_gem(state, player, g))
+            ):
+                buys.append(BUY_GEM + g)
             if active[g]:
-                actions.append(DEACTIVATE + g)
+                sells.append(SELL_GEM + g)
+                deactivations.append(DEACTIVATE + g)
+                if inactive[g] and may_activate:
+                    activations.append(ACTIVATE + g)
+            elif inactive[g]:
+                sells.append(SELL_GEM + g)
+                if may_activate:
+                    activations.append(ACTIVATE + g)
+        actions += buys
+        actions += sells
+        actions += activations
+        actions += deactivations
     if _block_open(state, Block.KNOWLEDGE):
         bought = player.chips_bought
         for i in range(NUM_CHIPS):
@@ -94,19 +110,20 @@ def legal_turn(state: GameState) -> list[int]:
 
 
 def _legal_openings(state: GameState, actions: list[int]) -> None:
+    """Auctions the turn player may open: items he may own and could pay the minimum for."""
     seat = state.turn_player
     player = state.players[seat]
+    budget = None if state.config.allow_overbid else max_payable(player)
     has_active_gem = any(player.active)
-    display = state.display
-    for art in range(NUM_ARTIFACT_TYPES):
-        if art not in display or not may_acquire(player, ITEM_ARTIFACT, art):
+    for art in sorted(set(state.display)):
+        if not may_acquire(player, ITEM_ARTIFACT, art):
             continue
         if ARTIFACTS[art].needs_active_gem_to_open and not has_active_gem:
             continue
-        if can_afford_bid(state, seat, ITEM_ARTIFACT, art, ARTIFACTS[art].min_bid):
+        if budget is None or artifact_price(state, player, art, ARTIFACTS[art].min_bid) <= budget:
             actions.append(OPEN_ARTIFACT + art)
     owners = state.sentinel_owner
-    if -1 in owners and can_afford_bid(state, seat, ITEM_SENTINEL, 0, SENTINEL_MIN_BID):
+    if -1 in owners and (budget is None or sentinel_price(state, player, SENTINEL_MIN_BID) <= budget):
         actions.extend(OPEN_SENTINEL + s for s in range(NUM_SENTINELS) if owners[s] == -1)
 
 
