@@ -11,7 +11,7 @@ never lose value they need not lose:
   cards go first, concentrated cards are kept), so what is left fits the hand limit best.
   Change comes back in the chits that use the fewest hand-limit slots.
 * **Hand limit** (``enforce_hand_limit``): the kept subset maximises total value within the
-  limit, after exchanging dust upward (dust is re-chitted into the fewest slots; an exchange
+  limit, after exchanging dust upward (never breaking a chit into smaller ones; an exchange
   such as 2+2+2 -> 5 that loses value is made only when it keeps more value).
 """
 
@@ -191,15 +191,55 @@ def settle(state: GameState, player: PlayerState) -> int:
     return gain_dust(player, -balance, state.config.one_value_dust)
 
 
-def _best_dust(dust: int, slots: int, one_value_dust: bool) -> tuple[int, tuple[int, ...]]:
-    """The most dust value <= ``dust`` that fits in ``slots`` hand-limit slots, with its chits."""
+def _best_dust(
+    held: tuple[int, ...], slots: int, one_value_dust: bool
+) -> tuple[int, tuple[int, ...]]:
+    """The most dust value that fits in ``slots`` hand-limit slots, with its chits.
+
+    ``held`` counts the player's 1/2/5/10 chits.  Chits may only be exchanged *upward* (the
+    rulebook: "into larger units"): a kept 10 is a held 10 or a group of smaller chits worth
+    >= 10, a kept 5 a held 5 or smaller chits worth >= 5, a kept 2 a held 2 (or 1+1), a kept 1
+    a held 1; a chit is never broken into smaller ones.  Held 10s are kept first, held 5s go
+    to kept 5s first and then in pairs to new 10s (each saves the most 2s), and 1-chits make
+    a lossy group (2+2+2 -> 5, 5+2+2+2 -> 10) exact.
+    """
+    c1, c2, c5, c10 = held
+    if one_value_dust and c1 > 1:
+        # 1+1 -> 2 loses nothing; try it with the pairs merged and with the ones kept apart
+        # (a single 1 makes a lossy group exact, which pairs cannot).
+        merged = _best_dust((c1 % 2, c2 + c1 // 2, c5, c10), slots, True)
+        apart = _best_dust_apart(held, slots, True)
+        return merged if merged[0] >= apart[0] else apart
+    return _best_dust_apart(held, slots, one_value_dust)
+
+
+def _best_dust_apart(
+    held: tuple[int, ...], slots: int, one_value_dust: bool
+) -> tuple[int, tuple[int, ...]]:
+    c1, c2, c5, c10 = held
     best_value, best_counts = 0, (0, 0, 0, 0)
-    for n10 in range(min(slots // 3, dust // 10), -1, -1):
-        s10, d10 = slots - 3 * n10, dust - 10 * n10
-        for n5 in range(min(s10 // 2, d10 // 5), -1, -1):
-            s5, d5 = s10 - 2 * n5, d10 - 5 * n5
-            n2 = min(s5, d5 // 2)
-            n1 = min(s5 - n2, d5 - 2 * n2) if one_value_dust else 0
+    for n10 in range(slots // 3, -1, -1):
+        s10 = slots - 3 * n10
+        for n5 in range(s10 // 2, -1, -1):
+            from5 = min(n5, c5)
+            fives = c5 - from5
+            lossy = n5 - from5  # kept 5s made of three 2s
+            twos = 3 * lossy
+            tens = max(0, n10 - c10)  # kept 10s made of smaller chits
+            pairs = min(tens, fives // 2)
+            tens -= pairs
+            if tens and fives - 2 * pairs:
+                tens -= 1  # 5 + 2 + 2 + 2
+                twos += 3
+                lossy += 1
+            twos += 5 * tens
+            ones_in_groups = min(c1, lossy) if one_value_dust else 0
+            twos -= ones_in_groups
+            if twos > c2:
+                continue
+            s5 = s10 - 2 * n5
+            n2 = min(s5, c2 - twos)
+            n1 = min(s5 - n2, c1 - ones_in_groups)
             value = 10 * n10 + 5 * n5 + 2 * n2 + n1
             if value > best_value:
                 best_value, best_counts = value, (n1, n2, n5, n10)
@@ -219,7 +259,7 @@ def enforce_hand_limit(state: GameState, player: PlayerState, limit: int) -> int
         (t for t in range(CONC_TOKEN0, DUST_TOKEN0) for _ in range(hand[t])),
         key=lambda t: -TOKEN_VALUE[t],
     )
-    dust = sum(hand[DUST_TOKEN0 + i] * DUST_CHITS[i] for i in range(len(DUST_CHITS)))
+    held = tuple(hand[DUST_TOKEN0 + i] for i in range(len(DUST_CHITS)))
     before = hand_value(hand)
     one = state.config.one_value_dust
     card_prefix = [0]
@@ -233,7 +273,7 @@ def enforce_hand_limit(state: GameState, player: PlayerState, limit: int) -> int
         if 3 * k > limit:
             break
         for m in range(min(len(cards), limit - 3 * k) + 1):
-            dust_value, chits = _best_dust(dust, limit - 3 * k - m, one)
+            dust_value, chits = _best_dust(held, limit - 3 * k - m, one)
             value = conc_value + card_prefix[m] + dust_value
             if value > best[0]:
                 best = (value, k, m, chits)

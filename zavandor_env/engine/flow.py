@@ -15,6 +15,7 @@ from .data import (
     CONC_TOKEN0,
     CONCENTRATED_BONUS_DUST,
     CONCENTRATED_PER_COLOUR,
+    COPIES_BY_PLAYERS,
     EMPTY_DECK_DUST,
     ENERGY_FLOW_DUST_BY_LEVEL,
     GEM_SUPPLY,
@@ -24,7 +25,6 @@ from .data import (
     POSITION_MODIFIER,
     SENTINELS_TO_END,
     START_GEMS,
-    COPIES_BY_PLAYERS,
     Art,
     Colour,
     Field,
@@ -114,6 +114,13 @@ def _determine_turn_order(state: GameState) -> None:
     players = state.players
     order = sorted(seats, key=lambda s: (-players[s].vp, -players[s].gem_vp, tiebreak[s]))
     state.turn_order = order
+    assign_position_modifiers(state)
+
+
+def assign_position_modifiers(state: GameState) -> None:
+    """Set each seat's turn-order price modifier from its position and the scored VP."""
+    players = state.players
+    order = state.turn_order
     n = len(order)
     if state.config.catchup_small_games and n in (3, 4):
         positions = list(range(n - 2)) + [4, 5]  # cards I..N-2, V, VI (unofficial variant)
