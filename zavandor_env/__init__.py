@@ -1,0 +1,71 @@
+"""zavandor-env: *The Scepter of Zavandor* as a reinforcement-learning environment.
+
+Exports (loaded lazily, so ``import zavandor_env.engine`` never imports PettingZoo, Gymnasium
+or torch): :func:`env` and :class:`raw_env` (PettingZoo AEC ``zavandor_v0``) and
+:class:`SingleAgentEnv` (Gymnasium, registered as ``Zavandor-v0``).
+
+``gymnasium.make("Zavandor-v0", num_players=4)`` works after ``import zavandor_env``, whichever
+of ``gymnasium`` and ``zavandor_env`` is imported first: the id is registered at once if
+Gymnasium is already loaded, otherwise as soon as Gymnasium finishes importing.
+``gymnasium.make("zavandor_env:Zavandor-v0")`` works without any import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["GYM_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium"]
+
+GYM_ID = "Zavandor-v0"
+_LAZY = {"env": "zavandor_env.env.aec", "raw_env": "zavandor_env.env.aec",
+         "SingleAgentEnv": "zavandor_env.env.single_agent"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'zavandor_env' has no attribute {name!r}")
+
+
+def register_gymnasium() -> None:
+    """Register ``Zavandor-v0`` with Gymnasium (idempotent).  The entry point is a string, so
+    the adapter (and PettingZoo) is imported only when ``gymnasium.make`` is called."""
+    from gymnasium.envs.registration import register, registry
+
+    if GYM_ID not in registry:
+        register(id=GYM_ID, entry_point="zavandor_env.env.single_agent:SingleAgentEnv")
+
+
+class _RegisterWhenGymnasiumLoads:
+    """A one-shot import hook: after ``import gymnasium`` completes, register our id.
+
+    It only wraps the loader of the top-level ``gymnasium`` module and removes itself, so it
+    costs nothing for other imports and does not import Gymnasium itself.
+    """
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.util import find_spec
+
+        spec = find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_register(module: Any) -> None:
+            exec_module(module)
+            register_gymnasium()
+
+        spec.loader.exec_module = exec_and_register  # type: ignore[method-assign]
+        return spec
+
+
+if "gymnasium" in sys.modules:
+    register_gymnasium()
+elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())

@@ -18,7 +18,6 @@ from .data import (
     HAND_LIMIT_FLOOR,
     MASK_SENTINEL_DISCOUNT,
     MAX_RUBIES,
-    NUM_FIELDS,
     NUM_GEMS,
     SENTINEL_DISCOUNT_BY_LEVEL,
     SENTINEL_MIN_BID,
@@ -29,18 +28,23 @@ from .data import (
 from .economy import hand_value
 from .state import ITEM_ARTIFACT, GameState, PlayerState
 
+_HAND_LIMIT_FIELDS = tuple(
+    (f, m) for f, m in enumerate(HAND_LIMIT_FIELD_MODIFIER) if m
+)  # fields whose first level changes the hand limit
+_BALL_HAND_LIMIT = ARTIFACTS[Art.CRYSTAL_BALL].hand_limit
+_WAND_HAND_LIMIT = ARTIFACTS[Art.WAND].hand_limit
+
 
 def hand_limit(player: PlayerState) -> int:
     """Cards the player may keep after phase 3 (track start + field modifiers + artifacts)."""
     limit = HAND_LIMIT_BASE
     levels = player.levels
-    for f in range(NUM_FIELDS):
+    for f, modifier in _HAND_LIMIT_FIELDS:
         if levels[f]:
-            limit += HAND_LIMIT_FIELD_MODIFIER[f]
+            limit += modifier
     arts = player.artifacts
-    limit += ARTIFACTS[Art.CRYSTAL_BALL].hand_limit * arts[Art.CRYSTAL_BALL]
-    limit += ARTIFACTS[Art.WAND].hand_limit * arts[Art.WAND]
-    return max(HAND_LIMIT_FLOOR, limit)
+    limit += _BALL_HAND_LIMIT * arts[Art.CRYSTAL_BALL] + _WAND_HAND_LIMIT * arts[Art.WAND]
+    return limit if limit > HAND_LIMIT_FLOOR else HAND_LIMIT_FLOOR
 
 
 def active_slots(player: PlayerState) -> int:

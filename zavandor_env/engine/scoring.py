@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from operator import mul
+
 from .data import (
     ARTIFACTS,
     GEM_VP,
     MAX_LEVEL,
-    NUM_ARTIFACT_TYPES,
     NUM_GEMS,
     RAVEN_ARTIFACTS,
     SENTINEL_BASE_VP,
@@ -18,10 +19,12 @@ from .data import (
 )
 from .state import GameState, PlayerState
 
+_ARTIFACT_VP = tuple(a.vp for a in ARTIFACTS)
+
 
 def gem_vp(player: PlayerState) -> int:
     """VP from active gems (inactive gems score nothing)."""
-    return sum(player.active[g] * GEM_VP[g] for g in range(NUM_GEMS))
+    return sum(map(mul, player.active, GEM_VP))
 
 
 def sentinel_units(player: PlayerState, sentinel: int) -> int:
@@ -60,9 +63,14 @@ def victory_points(player: PlayerState) -> int:
     if player.eliminated:
         return 0
     vp = gem_vp(player)
-    vp += TOP_LEVEL_VP * sum(1 for level in player.levels if level >= MAX_LEVEL)
-    vp += sum(player.artifacts[a] * ARTIFACTS[a].vp for a in range(NUM_ARTIFACT_TYPES))
-    vp += sum(sentinel_vp(player, s) for s in player.sentinels)
+    for level in player.levels:
+        if level >= MAX_LEVEL:
+            vp += TOP_LEVEL_VP
+    arts = player.artifacts
+    if any(arts):
+        vp += sum(map(mul, arts, _ARTIFACT_VP))
+    for sentinel in player.sentinels:
+        vp += sentinel_vp(player, sentinel)
     return vp
 
 

@@ -26,6 +26,7 @@ from .data import (
     CHIP_COSTS,
     GEM_COST_TABLE,
     LEVEL_COSTS,
+    MAX_LEVEL,
     NUM_CHIPS,
     NUM_FIELDS,
     NUM_GEMS,
@@ -39,14 +40,15 @@ from .knowledge import can_raise, raise_level
 from .queries import (
     active_slots,
     artifact_price,
+    gems_sale_value,
     liquid,
-    max_payable,
     may_acquire,
     may_own_gem,
     sentinel_price,
 )
 from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState
 
+_CHEAPEST_CHIP = min(CHIP_COSTS)
 _BLOCK_OF_ACTION = (
     [Block.NONE, Block.NONE]
     + [Block.GEMS] * (BUY_CHIP - BUY_GEM)
@@ -95,25 +97,27 @@ def legal_turn(state: GameState) -> list[int]:
         actions += activations
         actions += deactivations
     if _block_open(state, Block.KNOWLEDGE):
-        bought = player.chips_bought
-        for i in range(NUM_CHIPS):
-            if not bought[i] and cash >= CHIP_COSTS[i]:
-                actions.append(BUY_CHIP + i)
+        if cash >= _CHEAPEST_CHIP:
+            bought = player.chips_bought
+            for i in range(NUM_CHIPS):
+                if not bought[i] and cash >= CHIP_COSTS[i]:
+                    actions.append(BUY_CHIP + i)
         if not state.paid_advance_done:
             levels = player.levels
+            has_chip = player.pentagon_chips > 0
             for f in range(NUM_FIELDS):
-                if can_raise(player, f) and cash >= LEVEL_COSTS[f][levels[f]]:
+                level = levels[f]  # inlined knowledge.can_raise: this loop runs every decision
+                if level < MAX_LEVEL and (level or has_chip) and cash >= LEVEL_COSTS[f][level]:
                     actions.append(ADVANCE + f)
     if _block_open(state, Block.AUCTION):
-        _legal_openings(state, actions)
+        _legal_openings(state, actions, cash)
     return actions
 
 
-def _legal_openings(state: GameState, actions: list[int]) -> None:
+def _legal_openings(state: GameState, actions: list[int], cash: int) -> None:
     """Auctions the turn player may open: items he may own and could pay the minimum for."""
-    seat = state.turn_player
-    player = state.players[seat]
-    budget = None if state.config.allow_overbid else max_payable(player)
+    player = state.players[state.turn_player]
+    budget = None if state.config.allow_overbid else cash + gems_sale_value(player)
     has_active_gem = any(player.active)
     for art in sorted(set(state.display)):
         if not may_acquire(player, ITEM_ARTIFACT, art):

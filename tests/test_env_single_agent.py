@@ -1,0 +1,172 @@
+"""The Gymnasium single-agent adapter and its registration."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from zavandor_env.engine import IllegalActionError
+from zavandor_env.env import SingleAgentEnv
+from zavandor_env.env.observation import OBS_SIZE
+from zavandor_env.env.rewards import terminal_rewards
+
+
+def _play(env: SingleAgentEnv, seed: int, max_steps: int = 100_000):
+    """Random masked play for one episode; yields (obs, reward, terminated, truncated, info)."""
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(max_steps):
+        legal = np.flatnonzero(env.action_masks())
+        assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        yield obs, reward, terminated, truncated, info
+        if terminated or truncated:
+            return
+
+
+def test_gymnasium_check_env_passes() -> None:
+    check_env(SingleAgentEnv(num_players=3), skip_render_check=True)
+
+
+def test_spaces_match_the_aec_environment() -> None:
+    env = SingleAgentEnv(num_players=4)
+    assert env.observation_space.shape == (OBS_SIZE,)
+    assert env.action_space.n == 67
+
+
+def test_the_learner_decides_at_every_step_and_keeps_its_seat() -> None:
+    env = SingleAgentEnv(num_players=4, learner_seat=2)
+    for _, _, terminated, truncated, info in _play(env, seed=1):
+        assert info["seat"] == 2
+        if not (terminated or truncated):
+            assert env.game.current_player == 2
+
+
+def test_a_random_seat_is_drawn_per_episode() -> None:
+    env = SingleAgentEnv(num_players=3)
+    seats = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        seats.add(env.seat)
+        assert env.game.current_player == env.seat
+    assert seats == {0, 1, 2}
+
+
+def test_rewards_are_the_learners_own_terminal_reward() -> None:
+    env = SingleAgentEnv(num_players=3, learner_seat=1, max_rounds=5, score_truncated=True,
+                         reward="rank")
+    total = sum(r for _, r, _, _, _ in _play(env, seed=3))
+    alive = [not p.eliminated for p in env.game.state.players]
+    assert total == pytest.approx(terminal_rewards("rank", env.game.scores(), alive)[1])
+
+
+def test_final_info_reports_scores_and_winners() -> None:
+    env = SingleAgentEnv(num_players=2, max_rounds=3)
+    *_, (_, _, _, truncated, info) = _play(env, seed=4)
+    assert truncated and info["scores"] == env.game.scores() and info["rounds"] == 3
+
+
+def test_callable_and_act_opponents_play_the_other_seats() -> None:
+    seen: dict[str, set[int]] = {"plain": set(), "agent": set()}
+
+    def plain(observation):
+        seen["plain"].add(1)
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    class Agent:
+        resets = 0
+
+        def reset(self):
+            Agent.resets += 1
+
+        def act(self, observation, info):
+            seen["agent"].add(info["seat"])
+            assert info["game"].current_player == info["seat"]
+            return int(np.flatnonzero(observation["action_mask"])[-1])
+
+    env = SingleAgentEnv(num_players=3, learner_seat=0, opponents=[plain, Agent()], max_rounds=4)
+    for _ in _play(env, seed=5):
+        pass
+    assert seen == {"plain": {1}, "agent": {2}} and Agent.resets == 1
+
+
+def test_set_opponents_takes_effect_at_the_next_reset() -> None:
+    calls = []
+    env = SingleAgentEnv(num_players=2, learner_seat=0, max_rounds=2)
+    env.reset(seed=0)
+    env.set_opponents(lambda obs: calls.append(1) or int(np.flatnonzero(obs["action_mask"])[0]))
+    assert not calls
+    for _ in _play(env, seed=0):
+        pass
+    assert calls
+
+
+def test_opponents_of_the_wrong_count_are_rejected() -> None:
+    with pytest.raises(ValueError, match="one opponent per other seat"):
+        SingleAgentEnv(num_players=4, opponents=[None, None])
+
+
+def test_an_illegal_learner_action_ends_the_episode_with_a_penalty_and_is_counted() -> None:
+    env = SingleAgentEnv(num_players=2)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert terminated and reward == -1.0 and info["illegal_action"] and env.illegal_actions == 1
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_illegal_action_raise_mode_raises() -> None:
+    env = SingleAgentEnv(num_players=2, illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        env.step(int(np.flatnonzero(~env.action_masks())[0]))
+
+
+def test_same_seed_gives_the_same_episode() -> None:
+    def run():
+        env = SingleAgentEnv(num_players=3, max_rounds=3)
+        return [(o.tobytes(), r) for o, r, *_ in _play(env, seed=9)]
+
+    assert run() == run()
+
+
+def test_gymnasium_make_builds_the_adapter() -> None:
+    env = gymnasium.make("Zavandor-v0", num_players=4)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (OBS_SIZE,) and env.unwrapped.num_players == 4
+    assert env.unwrapped.action_masks().any()
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "import zavandor_env, gymnasium; gymnasium.make('Zavandor-v0', num_players=3)",
+        "import gymnasium, zavandor_env; gymnasium.make('Zavandor-v0', num_players=3)",
+        "import gymnasium; gymnasium.make('zavandor_env:Zavandor-v0', num_players=3)",
+    ],
+    ids=["zavandor-first", "gymnasium-first", "module-prefix"],
+)
+def test_registered_id_works_whatever_the_import_order(script: str) -> None:
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+
+
+def test_importing_the_engine_loads_no_rl_library() -> None:
+    code = ("import sys, zavandor_env.engine, zavandor_env; "
+            "bad = [m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_lazy_top_level_exports() -> None:
+    import zavandor_env
+
+    assert zavandor_env.SingleAgentEnv is SingleAgentEnv
+    assert zavandor_env.raw_env.metadata["name"] == "zavandor_v0"
+    with pytest.raises(AttributeError):
+        zavandor_env.not_a_thing  # noqa: B018

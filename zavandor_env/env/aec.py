@@ -1,0 +1,234 @@
+"""PettingZoo AEC environment ``zavandor_v0``.
+
+``raw_env`` is the unwrapped environment (fast, strict: an illegal action raises
+:class:`~zavandor_env.engine.IllegalActionError`); :func:`env` adds PettingZoo's standard
+wrappers, as the classic environments do (an illegal action then ends the game with -1 for
+the offender, see ``TerminateIllegalWrapper``).
+
+Agents are ``player_0 .. player_{n-1}`` (seat i).  ``agent_selection`` is always the player
+who must decide now: the turn player, but also each bidder in an auction, an auction winner
+selling gems to cover the price, and each Mirror/Cloak victim choosing the gem it loses.
+
+``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[67]}``; the mask
+is all zeros for an agent that is not selected.  ``infos[agent]["action_mask"]`` holds the same
+mask.  The layout is in ``docs/observation.md``; rewards are documented in
+:mod:`zavandor_env.env.rewards`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..engine import Game, GameConfig, IllegalActionError
+from ..engine.actions import NUM_ACTIONS
+from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
+from .render import render_text
+from .rewards import REWARD_SCHEMES, terminal_rewards
+
+ENV_NAME = "zavandor_v0"
+RENDER_MODES = ("ansi", "human")
+
+
+def env(num_players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The ``zavandor_v0`` AEC environment with PettingZoo's standard wrappers.
+
+    ``options`` are :class:`raw_env` options (``reward``, ``vp_delta``, ``score_truncated``)
+    and :class:`~zavandor_env.engine.GameConfig` rule options (e.g. ``max_rounds``).
+    """
+    wrapped: AECEnv = raw_env(num_players=num_players, render_mode=render_mode, **options)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
+    """The Scepter of Zavandor for 2-6 players, unwrapped.
+
+    Args:
+        num_players: 2 to 6.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"``
+            (``render()`` prints a coloured table to the terminal).
+        reward: terminal reward scheme, ``"win"`` (default), ``"rank"`` or ``"vp_margin"``.
+        vp_delta: VP-change shaping coefficient (default 0: off).
+        score_truncated: give terminal rewards also when ``max_rounds`` cuts a game off.
+        **rule_options: :class:`~zavandor_env.engine.GameConfig` fields.
+    """
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        render_mode: str | None = None,
+        reward: str = "win",
+        vp_delta: float = 0.0,
+        score_truncated: bool = False,
+        **rule_options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self, num_players, render_mode, reward, vp_delta, score_truncated, **rule_options
+        )
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, "
+                             f"got {render_mode!r}")
+        if reward not in REWARD_SCHEMES:
+            raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
+        if isinstance(vp_delta, bool) or not isinstance(vp_delta, (int, float)):
+            raise ValueError(f"vp_delta must be a number, got {vp_delta!r}")
+        self.config = GameConfig(num_players=num_players, **rule_options)
+        self.render_mode = render_mode
+        self.reward_scheme = reward
+        self.vp_delta = float(vp_delta)
+        self.score_truncated = bool(score_truncated)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            })
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.game: Game | None = None
+        self._encoder = ObservationEncoder()
+        self._seeds = random.Random()
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._vp: list[int] = []
+        self._rewards_set = False
+
+    # ---- spaces ---------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    def seat(self, agent: str) -> int:
+        """Seat index of an agent name (``"player_2"`` -> 2)."""
+        return self._seat[agent]
+
+    # ---- episode --------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game.  A seed fixes this game; later unseeded resets continue a
+        sequence of game seeds drawn from it, so a seeded run is reproducible."""
+        if seed is not None:
+            self._seeds.seed(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeds.randrange(2**31)
+        self.game = Game.new(self.config, seed=game_seed)
+        self._encoder.reset(self.game.state)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {"action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+                      for agent in self.agents}
+        self._vp = self.game.scores()
+        self._rewards_set = False
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._select()
+
+    def _select(self) -> None:
+        """Point ``agent_selection`` at the deciding player and publish its mask."""
+        game = self.game
+        previous = self.agent_selection
+        agent = self.possible_agents[game.current_player]
+        if previous != agent:
+            self.infos[previous]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
+            self.agent_selection = agent
+        self._mask = mask_array(game.legal_actions())
+        self.infos[agent]["action_mask"] = self._mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        if agent == self.agent_selection and not self.game.is_over:
+            mask = self._mask
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": self._encoder.encode(self.game.state, seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        try:
+            game.apply(action)
+        except IllegalActionError as exc:
+            exc.args = (f"{agent} cannot play that: {exc.args[0]}",)
+            raise
+        if self._rewards_set:
+            self._clear_rewards()
+            self._rewards_set = False
+        self._cumulative_rewards[agent] = 0.0
+        if self.vp_delta:
+            self._shape()
+        if game.is_over:
+            self._finish()
+        else:
+            self._select()
+        if self._rewards_set:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _shape(self) -> None:
+        scores = self.game.scores()
+        if scores != self._vp:
+            coef = self.vp_delta
+            for agent, new, old in zip(self.possible_agents, scores, self._vp):
+                self.rewards[agent] = coef * (new - old)
+            self._vp = scores
+            self._rewards_set = True
+
+    def _finish(self) -> None:
+        game = self.game
+        state = game.state
+        if game.terminated or self.score_truncated:
+            alive = [not p.eliminated for p in state.players]
+            final = terminal_rewards(self.reward_scheme, game.scores(), alive)
+            for agent, value in zip(self.possible_agents, final):
+                self.rewards[agent] += value
+            self._rewards_set = True
+        done = self.terminations if game.terminated else self.truncations
+        for agent in self.agents:
+            done[agent] = True
+            self.infos[agent]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
+        self._deads_step_first()
+
+    # ---- rendering ------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
+                                  "'ansi' or 'human' when making the environment")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return render_text(self.game, colour=False)
+        print(render_text(self.game, colour=True))
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,411 @@
+"""The observation vector: one flat ``float32[D]`` with named slices, seen from one seat.
+
+The layout is declared once, as ordered tables of named fields (:data:`GLOBAL_FIELDS`,
+:data:`PLAYER_FIELDS`, :data:`PRIVATE_FIELDS`); the encoder appends raw numbers in exactly that
+order and one vector multiply applies every field's scale.  ``docs/observation.md`` is
+generated from the same tables, so the documentation cannot drift from the code.
+
+Seat-relative: player slot 0 is the observer, slots 1.. are the other players in this round's
+turn order starting after the observer (the order in which bids go round), then eliminated
+players; slots beyond the player count are zeros with ``present = 0``.  D is the same for 2-6
+players.
+
+What a seat may know (and nothing else): all public state, its own hand values and its own
+9-Sages cards.  Other players' energy cards appear only as counts per colour (plus their
+concentrated cards and dust chits, which are face up), their 9-Sages cards only as counts per
+colour (the colour follows from the level entered), and decks only as sizes.
+
+Speed: the observation is built on every step, so the encoder appends whole state lists with
+``list +=`` (C speed), uses precomputed one-hot rows, and scales with one numpy multiply;
+there are no per-element numpy writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from ..engine.actions import NUM_ACTIONS
+from ..engine.data import (
+    ARTIFACTS,
+    CARD_TOKENS,
+    CHARACTERS,
+    CHIP_COSTS,
+    COLOUR_NAMES,
+    DUST_CHITS,
+    FIELD_NAMES,
+    GEM_NAMES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ARTIFACT_TYPES,
+    NUM_CARD_TOKENS,
+    NUM_COLOURS,
+    NUM_SENTINELS,
+    SENTINELS,
+    TOKEN_COLOUR,
+    TOKEN_VALUE,
+    token_name,
+)
+from ..engine.economy import hand_value
+from ..engine.queries import hand_limit, item_price, max_payable
+from ..engine.state import GameState, Phase
+
+MONEY: Final = 100.0  # energy amounts (prices, bids, hand value) are divided by this
+OBS_BOUND: Final = 10.0  # scaled values are clipped to [-OBS_BOUND, OBS_BOUND] (normally |x| < 3)
+_ART_NAMES = tuple(a.name for a in ARTIFACTS)
+_SEN_NAMES = tuple(s.name for s in SENTINELS)
+_CARD_NAMES = tuple(token_name(t).replace(" ", "_") for t in range(NUM_CARD_TOKENS))
+_PHASES = (Phase.TURN, Phase.BID, Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM)
+_POSITIONS = ("I", "II", "III", "IV", "V", "VI")
+
+
+@dataclass(frozen=True)
+class ObsField:
+    """One named field of the layout: ``size`` numbers, each multiplied by ``scale``."""
+
+    name: str
+    size: int
+    scale: float
+    doc: str
+    labels: tuple[str, ...] = ()  # per-element names, when the field has more than one
+
+
+def _f(name: str, size: int, scale: float, doc: str, labels: tuple[str, ...] = ()) -> ObsField:
+    assert not labels or len(labels) == size, name
+    return ObsField(name, size, scale, doc, labels)
+
+
+GLOBAL_FIELDS: Final = (
+    _f("num_players", 5, 1.0, "one-hot over 2..6 players", tuple(str(n) for n in range(2, 7))),
+    _f("round", 1, 1 / 20, "current round (1 = first)"),
+    _f("round_fraction", 1, 1.0, "round / max_rounds (the truncation horizon)"),
+    _f("phase", 5, 1.0, "decision kind, one-hot", tuple(p.name.lower() for p in _PHASES)),
+    _f("block", 4, 1.0, "open phase-3 action block, one-hot",
+       ("none", "gems", "knowledge", "auction")),
+    _f("blocks_used", 3, 1.0, "phase-3 blocks already closed this turn",
+       ("gems", "knowledge", "auction")),
+    _f("paid_advance_done", 1, 1.0, "the turn player has made this turn's paid advance"),
+    _f("display", NUM_ARTIFACT_TYPES, 1 / 3, "artifacts face up, copies per type", _ART_NAMES),
+    _f("artifact_deck", NUM_ARTIFACT_TYPES, 1 / 3,
+       "artifacts still in the deck, copies per type (the order is hidden)", _ART_NAMES),
+    _f("artifact_deck_size", 1, 1 / 36, "cards in the artifact deck"),
+    _f("sentinel_available", NUM_SENTINELS, 1.0, "sentinel still to be won", _SEN_NAMES),
+    _f("sentinels_acquired", 1, 1 / 5, "sentinels acquired so far (the game ends at 5)"),
+    _f("gem_supply", 5, 1 / 28, "gems left in the supply", GEM_NAMES),
+    _f("concentrated_supply", NUM_COLOURS, 1 / 8, "concentrated cards left", COLOUR_NAMES),
+    _f("deck_size", NUM_COLOURS, 1 / 36, "cards in each face-down energy deck", COLOUR_NAMES),
+    _f("discard_size", NUM_COLOURS, 1 / 36, "cards in each face-up discard pile", COLOUR_NAMES),
+    _f("discards", NUM_CARD_TOKENS, 1 / 6, "face-up discards, cards per (colour, value)",
+       _CARD_NAMES),
+    _f("auction_active", 1, 1.0, "an auction or its resolution is in progress"),
+    _f("auction_artifact", NUM_ARTIFACT_TYPES, 1.0, "artifact under auction, one-hot", _ART_NAMES),
+    _f("auction_sentinel", NUM_SENTINELS, 1.0, "sentinel under auction, one-hot", _SEN_NAMES),
+    _f("high_bid", 1, 1 / MONEY, "the high bid; before the opening bid, the minimum bid"),
+    _f("opening_bid_pending", 1, 1.0, "nobody has bid yet (the opener must bid the minimum+)"),
+    _f("debt_price", 1, 1 / MONEY, "price the auction winner must cover (DEBT phase)"),
+    _f("free_levels", 1, 1 / 2, "free knowledge levels still to place"),
+    _f("victims_left", 1, 1 / 5, "players still to give up an active gem (Mirror/Cloak)"),
+)
+
+PLAYER_FIELDS: Final = (
+    _f("present", 1, 1.0, "this slot holds a player"),
+    _f("eliminated", 1, 1.0, "the player was eliminated by the Curse of the 9 Sages"),
+    _f("character", len(CHARACTERS), 1.0, "player board, one-hot",
+       tuple(c.name for c in CHARACTERS)),
+    _f("active_gems", 5, 1 / 10, "gems on the magic spiral", GEM_NAMES),
+    _f("inactive_gems", 5, 1 / 10, "gems in the pentagon", GEM_NAMES),
+    _f("levels", 6, 1 / 4, "knowledge level per field (0 = no chip)", FIELD_NAMES),
+    _f("chips_bought", 5, 1.0, "knowledge chip bought, by cost",
+       tuple(str(c) for c in CHIP_COSTS)),
+    _f("pentagon_chips", 1, 1 / 2, "bought chips not yet placed in a field"),
+    _f("artifacts", NUM_ARTIFACT_TYPES, 1 / 2, "artifacts owned, copies per type", _ART_NAMES),
+    _f("sentinels", NUM_SENTINELS, 1.0, "sentinels owned", _SEN_NAMES),
+    _f("vp", 1, 1 / 50, "victory points as scored at the last phase 4"),
+    _f("gem_vp", 1, 1 / 20, "VP from active gems at the last phase 4 (turn-order tiebreak)"),
+    _f("position", MAX_PLAYERS, 1.0, "turn-order card this round, one-hot", _POSITIONS),
+    _f("price_modifier", 2, 1 / 20, "turn-order price modifier on artifacts and sentinels",
+       ("artifact", "sentinel")),
+    _f("cards", NUM_COLOURS, 1 / 5, "energy cards in hand per colour (values hidden)",
+       COLOUR_NAMES),
+    _f("concentrated", NUM_COLOURS, 1 / 2, "concentrated cards in hand", COLOUR_NAMES),
+    _f("dust_chits", len(DUST_CHITS), 1 / 5, "dust chits in hand, by value",
+       tuple(str(v) for v in DUST_CHITS)),
+    _f("dust", 1, 1 / MONEY, "dust value in hand"),
+    _f("hand_load", 1, 1 / 10, "hand-limit slots the hand uses"),
+    _f("hand_limit", 1, 1 / 10, "hand-limit slots allowed at phase 4"),
+    _f("sages_cards", NUM_COLOURS, 1 / 2, "9-Sages cards under the turn card, per colour",
+       COLOUR_NAMES),
+    _f("sages_dust", 1, 1 / MONEY, "9-Sages dust under the turn card"),
+    _f("balance", 1, 1 / MONEY, "costs run up this turn (>0) or sale credit (<0), unpaid"),
+    _f("druid_ruby_used", 1, 1.0, "the Druid has bought its Fire-3 ruby"),
+    _f("is_turn_player", 1, 1.0, "it is this player's phase-3 turn"),
+    _f("is_deciding", 1, 1.0, "this player must decide now"),
+    _f("high_bidder", 1, 1.0, "holds the high bid"),
+    _f("passed", 1, 1.0, "has passed in the current auction"),
+    _f("debtor", 1, 1.0, "won the auction and is resolving it (debt, free levels, victims)"),
+    _f("victim", 1, 1.0, "still has to give up an active gem"),
+)
+
+PRIVATE_FIELDS: Final = (
+    _f("hand_cards", NUM_CARD_TOKENS, 1 / 3, "my energy cards per (colour, value)", _CARD_NAMES),
+    _f("sages_cards", NUM_CARD_TOKENS, 1 / 2, "my 9-Sages cards per (colour, value)",
+       _CARD_NAMES),
+    _f("hand_value", 1, 1 / MONEY, "total energy value of my hand"),
+    _f("liquid", 1, 1 / MONEY, "hand value less this turn's unpaid costs"),
+    _f("max_payable", 1, 1 / MONEY, "the most I could pay now, selling every gem"),
+    _f("price_at_high_bid", 1, 1 / MONEY, "what I would pay for the item at the high bid"),
+)
+
+
+def _size(fields: tuple[ObsField, ...]) -> int:
+    return sum(f.size for f in fields)
+
+
+GLOBAL_SIZE: Final = _size(GLOBAL_FIELDS)
+PLAYER_SIZE: Final = _size(PLAYER_FIELDS)
+PRIVATE_SIZE: Final = _size(PRIVATE_FIELDS)
+OBS_SIZE: Final = GLOBAL_SIZE + MAX_PLAYERS * PLAYER_SIZE + PRIVATE_SIZE
+
+
+def _build_slices() -> dict[str, slice]:
+    slices: dict[str, slice] = {}
+    at = 0
+    sections = [("", GLOBAL_FIELDS)]
+    sections += [(f"player{i}.", PLAYER_FIELDS) for i in range(MAX_PLAYERS)]
+    sections += [("me.", PRIVATE_FIELDS)]
+    for prefix, fields in sections:
+        for f in fields:
+            slices[prefix + f.name] = slice(at, at + f.size)
+            at += f.size
+    assert at == OBS_SIZE
+    return slices
+
+
+SLICES: Final = _build_slices()
+"""Name -> slice of the observation: global fields by name, ``player{i}.<field>`` for slot
+``i`` (0 = me), and ``me.<field>`` for private fields."""
+
+
+def _build_scale() -> np.ndarray:
+    scale = [f.scale for f in GLOBAL_FIELDS for _ in range(f.size)]
+    for _ in range(MAX_PLAYERS):
+        scale += [f.scale for f in PLAYER_FIELDS for _ in range(f.size)]
+    scale += [f.scale for f in PRIVATE_FIELDS for _ in range(f.size)]
+    return np.asarray(scale, dtype=np.float32)
+
+
+_SCALE: Final = _build_scale()
+
+
+def _one_hot(n: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(i == k) for i in range(n)) for k in range(n))
+
+
+_NUM_PLAYERS_ROWS = _one_hot(MAX_PLAYERS - MIN_PLAYERS + 1)
+_PHASE_ROWS = _one_hot(len(_PHASES))
+_BLOCK_ROWS = _one_hot(4)  # index = Block + 1 (NONE is -1)
+_BITS3 = tuple(((b >> 0) & 1, (b >> 1) & 1, (b >> 2) & 1) for b in range(8))
+_CHAR_ROWS = _one_hot(len(CHARACTERS))
+_POS_ROWS = _one_hot(MAX_PLAYERS) + ((0,) * MAX_PLAYERS,)  # index -1: not in turn order
+_ART_ROWS = _one_hot(NUM_ARTIFACT_TYPES) + ((0,) * NUM_ARTIFACT_TYPES,)  # -1: none
+_SEN_ROWS = _one_hot(NUM_SENTINELS) + ((0,) * NUM_SENTINELS,)
+_PRIVATE_START: Final = GLOBAL_SIZE + MAX_PLAYERS * PLAYER_SIZE
+# Card tokens are grouped by colour in data.CARD_TOKENS: (start, stop) per colour.
+_COLOUR_SPANS = tuple(
+    (TOKEN_COLOUR.index(c), max(t for t in range(NUM_CARD_TOKENS) if TOKEN_COLOUR[t] == c) + 1)
+    for c in range(NUM_COLOURS)
+)
+_BLUE, _GREEN, _WHITE, _RED = _COLOUR_SPANS
+_COLOUR_TOKENS = tuple(tuple(range(a, b)) for a, b in _COLOUR_SPANS)
+_COLOUR_ZEROS = tuple((0,) * (b - a) for a, b in _COLOUR_SPANS)
+_DUST0 = NUM_CARD_TOKENS + NUM_COLOURS
+assert TOKEN_VALUE[_DUST0:] == DUST_CHITS and list(CARD_TOKENS) == sorted(CARD_TOKENS)
+
+
+def artifact_deck_counts(deck: list[int]) -> list[int]:
+    """Copies per artifact type in a deck (its composition is public, its order is not)."""
+    counts = [0] * NUM_ARTIFACT_TYPES
+    for art in deck:
+        counts[art] += 1
+    return counts
+
+
+class ObservationEncoder:
+    """Builds observations of one game for any seat.
+
+    The artifact deck only ever shrinks from its top, so its composition for every remaining
+    size is precomputed once per game (``reset``) instead of recounted on every step.
+    """
+
+    __slots__ = ("_deck_counts", "_deck_id")
+
+    def __init__(self) -> None:
+        self._deck_counts: list[list[int]] = []
+        self._deck_id = -1
+
+    def reset(self, state: GameState) -> None:
+        deck = state.artifact_deck
+        prefix = [[0] * NUM_ARTIFACT_TYPES]
+        for art in deck:
+            row = prefix[-1][:]
+            row[art] += 1
+            prefix.append(row)
+        self._deck_counts = prefix
+        self._deck_id = id(deck)
+
+    def _deck(self, state: GameState) -> list[int]:
+        deck = state.artifact_deck
+        if id(deck) != self._deck_id or len(deck) >= len(self._deck_counts):
+            self.reset(state)  # a different game or a replaced deck list
+        return self._deck_counts[len(deck)]
+
+    def encode(self, state: GameState, seat: int) -> np.ndarray:
+        """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array."""
+        head, private = self._parts(state, seat)
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)  # absent seats stay zero, unconverted
+        obs[: len(head)] = head
+        obs[_PRIVATE_START:] = private
+        obs *= _SCALE
+        return np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
+
+    def raw(self, state: GameState, seat: int) -> list:
+        """Unscaled numbers in layout order (``encode`` multiplies them by the scales)."""
+        head, private = self._parts(state, seat)
+        return head + [0] * (_PRIVATE_START - len(head)) + private
+
+    def _parts(self, state: GameState, seat: int) -> tuple[list, list]:
+        """Unscaled numbers: global fields + present players' slots, and the private fields."""
+        config = state.config
+        players = state.players
+        n = config.num_players
+        phase = state.phase
+        kind = state.auction_kind
+        in_auction = kind >= 0
+        item = state.auction_item
+
+        # ---- global --------------------------------------------------------------------
+        r: list = list(_NUM_PLAYERS_ROWS[n - MIN_PLAYERS])
+        r += (state.round, state.round / config.max_rounds)
+        r += _PHASE_ROWS[phase] if phase != Phase.GAME_OVER else (0, 0, 0, 0, 0)
+        r += _BLOCK_ROWS[state.block + 1]
+        r += _BITS3[state.blocks_used]
+        r.append(state.paid_advance_done)
+        display = [0] * NUM_ARTIFACT_TYPES
+        for art in state.display:
+            display[art] += 1
+        r += display
+        r += self._deck(state)
+        r.append(len(state.artifact_deck))
+        owners = state.sentinel_owner
+        available = [int(o == -1) for o in owners]
+        r += available
+        r.append(NUM_SENTINELS - sum(available))
+        r += state.gem_supply
+        r += state.concentrated_supply
+        decks, discards = state.decks, state.discards
+        r += (len(decks[0]), len(decks[1]), len(decks[2]), len(decks[3]),
+              len(discards[0]), len(discards[1]), len(discards[2]), len(discards[3]))
+        for colour, pile in enumerate(discards):  # a pile holds only its own colour's cards
+            if pile:
+                count = pile.count
+                r += [count(t) for t in _COLOUR_TOKENS[colour]]
+            else:
+                r += _COLOUR_ZEROS[colour]
+        r.append(in_auction or state.debtor >= 0)
+        r += _ART_ROWS[item if kind == 0 else -1]
+        r += _SEN_ROWS[item if kind == 1 else -1]
+        victims = state.victims
+        r += (state.high_bid if in_auction else 0, in_auction and state.high_bidder < 0,
+              state.debt_item_price, state.free_levels, len(victims))
+
+        # ---- players, seat-relative ----------------------------------------------------
+        order = state.turn_order
+        if seat in order:
+            i = order.index(seat)
+            slots = order[i:] + order[:i]
+        else:
+            slots = [seat] + order
+        if len(slots) < n:
+            slots += [s for s in range(n) if s not in slots]
+        turn_player = state.turn_player
+        current = state.current_player if not (state.terminated or state.truncated) else -1
+        high_bidder = state.high_bidder if in_auction else -1
+        passed = state.passed if in_auction else 0
+        debtor = state.debtor
+        art_mod, sen_mod = state.art_mod, state.sen_mod
+        b0, b1 = _BLUE
+        g0, g1 = _GREEN
+        w0, w1 = _WHITE
+        r0, r1 = _RED
+        for s in slots:
+            p = players[s]
+            hand = p.hand
+            r += (1, p.eliminated)
+            r += _CHAR_ROWS[p.character]
+            r += p.active
+            r += p.inactive
+            r += p.levels
+            r += p.chips_bought
+            r.append(p.pentagon_chips)
+            r += p.artifacts
+            sen = [0] * NUM_SENTINELS
+            for x in p.sentinels:
+                sen[x] = 1
+            r += sen
+            r += (p.vp, p.gem_vp)
+            r += _POS_ROWS[order.index(s) if s in order else -1]
+            blue = sum(hand[b0:b1])
+            green = sum(hand[g0:g1])
+            white = sum(hand[w0:w1])
+            red = sum(hand[r0:r1])
+            c0, c1, c2, c3, d1, d2, d5, d10 = hand[NUM_CARD_TOKENS:]
+            r += (art_mod[s], sen_mod[s], blue, green, white, red, c0, c1, c2, c3, d1, d2, d5, d10,
+                  d1 + 2 * d2 + 5 * d5 + 10 * d10,
+                  blue + green + white + red + 3 * (c0 + c1 + c2 + c3) + d1 + d2 + 2 * d5 + 3 * d10,
+                  hand_limit(p))
+            if p.sages_tokens:
+                sages = [0, 0, 0, 0]
+                for token in p.sages_tokens:
+                    sages[TOKEN_COLOUR[token]] += 1
+                r += sages
+            else:
+                r += (0, 0, 0, 0)
+            r += (p.sages_dust, p.balance, p.druid_ruby_used, s == turn_player, s == current,
+                  s == high_bidder, (passed >> s) & 1, s == debtor, s in victims)
+
+        # ---- private -------------------------------------------------------------------
+        me = players[seat]
+        q = me.hand[:NUM_CARD_TOKENS]
+        own_sages = [0] * NUM_CARD_TOKENS
+        for token in me.sages_tokens:
+            own_sages[token] += 1
+        q += own_sages
+        value = hand_value(me.hand)
+        q.append(value)
+        q.append(value - me.balance)
+        q.append(max_payable(me) if not me.eliminated else 0)
+        if in_auction and not me.eliminated:
+            q.append(item_price(state, me, kind, item, state.high_bid))
+        else:
+            q.append(0)
+        return r, q
+
+
+def decode(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Named views of an observation (unscaled back to game units), for tests and debugging."""
+    if obs.shape != (OBS_SIZE,):
+        raise ValueError(f"expected an observation of shape ({OBS_SIZE},), got {obs.shape}")
+    raw = obs / _SCALE
+    return {name: raw[sl] for name, sl in SLICES.items()}
+
+
+def mask_array(legal: tuple[int, ...]) -> np.ndarray:
+    """The int8 action mask of a tuple of legal actions."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if legal:
+        mask[list(legal)] = 1
+    return mask
+
+
