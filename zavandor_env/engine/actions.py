@@ -21,6 +21,7 @@ Actions come in named, contiguous blocks; every index has a readable name, and
 
 from __future__ import annotations
 
+import operator
 from typing import Final
 
 from .data import (
@@ -84,15 +85,31 @@ ACTION_NAMES: Final = _build_names()
 _ACTION_BY_NAME: Final = {name: i for i, name in enumerate(ACTION_NAMES)}
 
 
+def as_action_index(action: object) -> int:
+    """``action`` as a plain int: Python and NumPy integers pass; bools, floats and anything
+    else give -1, which is never a legal action (a policy's ``True`` must not mean 1)."""
+    if type(action) is int:
+        return action
+    if isinstance(action, bool):
+        return -1
+    try:
+        return operator.index(action)  # NumPy integers; NumPy bools and floats raise
+    except TypeError:
+        return -1
+
+
 def action_to_string(action: int) -> str:
     """Readable name of an action index, e.g. ``"buy_sapphire"`` or ``"bid_plus_5"``."""
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    index = as_action_index(action)
+    if not 0 <= index < NUM_ACTIONS:
         raise ValueError(f"action must be an integer in [0, {NUM_ACTIONS}), got {action!r}")
-    return ACTION_NAMES[action]
+    return ACTION_NAMES[index]
 
 
 def string_to_action(name: str) -> int:
     """Index of a readable action name (the inverse of :func:`action_to_string`)."""
+    if not isinstance(name, str):
+        raise ValueError(f"action name must be a string, got {name!r}")
     try:
         return _ACTION_BY_NAME[name]
     except KeyError:

@@ -60,9 +60,10 @@ class GameConfig:
 
     def _validate(self) -> None:
         for f in fields(self):
+            # Annotations are strings here (postponed evaluation); only real bools pass, so a
+            # YAML "yes" string or an int 1 is reported rather than silently taken as true.
             value = getattr(self, f.name)
-            expected = bool if f.type in ("bool",) else None
-            if expected is bool and not isinstance(value, bool):
+            if f.type == "bool" and type(value) is not bool:
                 raise ConfigError(f"{f.name} must be true or false, got {value!r}")
         if type(self.num_players) is not int or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
             raise ConfigError(
@@ -83,9 +84,10 @@ class GameConfig:
                     f"got {len(self.characters)}"
                 )
             for name in self.characters:
-                if name not in CHARACTER_INDEX:
+                if not isinstance(name, str) or name not in CHARACTER_INDEX:
                     raise ConfigError(
-                        f"unknown character {name!r}; choose from {sorted(CHARACTER_INDEX)}"
+                        f"characters: unknown character {name!r}; "
+                        f"choose from {sorted(CHARACTER_INDEX)}"
                     )
             if len(set(self.characters)) != len(self.characters):
                 raise ConfigError(f"characters must all differ, got {list(self.characters)}")

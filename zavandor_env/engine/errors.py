@@ -12,9 +12,9 @@ class IllegalActionError(ValueError):
         self.action = action
         self.legal = tuple(legal)
         shown = ", ".join(f"{a} ({names[a]})" for a in self.legal)
-        try:
-            label = f"{action} ({names[action]})"  # type: ignore[index]
-        except (TypeError, IndexError):
+        if type(action) is int and 0 <= action < len(names):
+            label = f"{action} ({names[action]})"
+        else:  # out of range (a negative index would name the wrong action), or not an int
             label = repr(action)
         super().__init__(f"illegal action {label}; legal actions are: {shown}")
 

@@ -21,12 +21,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import auction, turn
-from .actions import ACTION_NAMES, NUM_ACTIONS
+from .actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
 from .config import GameConfig
 from .errors import IllegalActionError, ReplayError
 from .flow import new_state
 from .scoring import winners
 from .state import GameState, Phase
+from .validation import check_state_dict
 
 FORMAT_VERSION = 1
 
@@ -151,7 +152,7 @@ class Game:
         return mask
 
     def is_legal(self, action: int) -> bool:
-        return action in self.legal_actions()
+        return as_action_index(action) in self.legal_actions()
 
     # ---- acting --------------------------------------------------------------------------
     def apply(self, action: int) -> None:
@@ -161,11 +162,11 @@ class Game:
             IllegalActionError: the action is not legal now (the state is left untouched).
         """
         legal = self.legal_actions()
-        if action not in legal or type(action) is bool:
+        index = action if type(action) is int else as_action_index(action)
+        if index not in legal:
             raise IllegalActionError(action, legal, ACTION_NAMES)
-        action = int(action)
-        self.state.history.append(action)
-        self._step(action)
+        self.state.history.append(index)
+        self._step(index)
         self._skip_forced()
 
     def _step(self, action: int) -> None:
@@ -220,17 +221,27 @@ class Game:
     def from_dict(cls, data: dict[str, Any]) -> Game:
         if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
             raise ReplayError(f"not a saved game of format {FORMAT_VERSION}")
+        seed = data.get("seed")
+        if seed is not None and (type(seed) is not int or seed < 0):
+            raise ReplayError(f"saved game seed must be a non-negative integer, got {seed!r}")
         try:
-            state = GameState.from_dict(data["state"])
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ReplayError(f"malformed saved game: {exc!r}") from None
-        return cls(state, data.get("seed"))
+            raw = data["state"]
+            if not isinstance(raw, dict):
+                raise TypeError("state must be an object")
+            check_state_dict(raw, GameConfig.from_dict(raw.get("config")))
+            state = GameState.from_dict(raw)
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+            raise ReplayError(f"malformed saved game: {exc}") from None
+        game = cls(state, seed)
+        if not game.is_over and not game.legal_actions():
+            raise ReplayError("malformed saved game: the pending decision has no legal action")
+        return game
 
     @classmethod
     def from_json(cls, text: str) -> Game:
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (ValueError, TypeError, RecursionError) as exc:  # bad JSON, bytes or type
             raise ReplayError(f"saved game is not valid JSON: {exc}") from None
         return cls.from_dict(data)
 
@@ -260,7 +271,16 @@ class Game:
             config = GameConfig.from_dict(record["config"])
         except (ValueError, TypeError) as exc:
             raise ReplayError(f"replay has a bad config: {exc}") from None
-        return cls.replay(config, record["seed"], actions)
+        seed = record["seed"]
+        if seed is not None and (type(seed) is not int or seed < 0):
+            raise ReplayError(f"replay seed must be a non-negative integer, got {seed!r}")
+        return cls.replay(config, seed, actions)
+
+    def describe(self) -> str:
+        """The whole table as readable multi-line text (every hand shown: a referee's view)."""
+        from .text import describe  # imported here: only people debugging need it
+
+        return describe(self)
 
     def __repr__(self) -> str:
         s = self.state

@@ -159,7 +159,7 @@ class GameState:
         self.terminated = False
         self.truncated = False
         self.num_decisions = 0
-        self.history: list[int] = []  # every action applied, forced ones included
+        self.history: list[int] = []  # decisions applied through Game.apply (not forced ones)
 
     def clone(self) -> GameState:
         """An independent copy; the random generator is copied too (same future draws)."""

@@ -1,0 +1,48 @@
+"""Golden replays: recorded games whose outcome may change only with a rule change.
+
+Each file in ``tests/golden`` holds a replay record (config, seed, decisions) of a game played
+to the real end and its outcome: rounds, scores, winners and a hash of the final state.  A
+failure here means the engine now plays those decisions differently.  If that follows a
+deliberate rule change, run ``python tests/golden/regenerate.py`` and review the diff;
+otherwise it is a regression.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.golden.regenerate import GAMES, dump, outcome, state_hash
+from zavandor_env.engine import Game
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+FILES = sorted(GOLDEN.glob("*.json"))
+
+
+def test_every_listed_golden_exists_and_no_stray_one() -> None:
+    assert [p.stem for p in FILES] == sorted(stem for stem, _, _ in GAMES)
+    players = {json.loads(p.read_text())["replay"]["config"]["num_players"] for p in FILES}
+    assert {2, 4, 6} <= players
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_golden_replay_reproduces_its_outcome(path: Path) -> None:
+    record = json.loads(path.read_text())
+    expected = record["outcome"]
+    game = Game.from_replay_record(record["replay"])
+    assert game.terminated and expected["terminated"]
+    # Compared one by one so that a failure says what moved before the hash does.
+    assert game.state.round == expected["rounds"]
+    assert game.scores() == expected["scores"]
+    assert game.winners() == expected["winners"]
+    assert game.state.num_decisions == expected["num_decisions"]
+    assert state_hash(game) == expected["state_sha256"]
+    assert outcome(game) == expected
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_golden_file_is_in_canonical_form(path: Path) -> None:
+    # The files are written by regenerate.py only; a hand edit would show here.
+    assert path.read_text() == dump(json.loads(path.read_text()))

@@ -1,0 +1,123 @@
+"""Sample a full game consistent with what one seat knows (for search under hidden information).
+
+The hidden parts of a Zavandor table are (rulebook; ``PlayerView``):
+
+* the values of the other players' energy cards (their colours are known),
+* the values of the other players' 9-Sages cards (colour known from the level they entered),
+* the order of every energy deck and of the artifact deck.
+
+:func:`determinize` keeps everything the viewer knows and redraws all of that: per colour, the
+cards nobody can see (the full deck less the viewer's own cards and the face-up discards) are
+shuffled and dealt back into the same places -- the same number of cards of each colour in
+every hidden hand, the same number under each turn-order card, the same draw-pile sizes -- so
+every card exists exactly once.  The artifact deck is reshuffled within each letter (A/B/C/D
+stay in order, as the rules build it).  Finally the game's generator is reseeded, so a search
+over the sample cannot foresee the real draws or tie-breaks.
+
+This is the uniform "information set sampling" of PIMC / IS-MCTS: it ignores what could be
+inferred from the opponents' past choices, which the rules do not make public.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .data import (
+    ARTIFACTS,
+    CARD_TOKEN_INDEX,
+    ENERGY_DECKS,
+    NUM_CARD_TOKENS,
+    NUM_COLOURS,
+    TOKEN_COLOUR,
+)
+from .game import Game
+from .view import PlayerView
+
+_FULL_DECKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        CARD_TOKEN_INDEX[(colour, value)]
+        for value, count in sorted(deck.items())
+        for _ in range(count)
+    )
+    for colour, deck in enumerate(ENERGY_DECKS)
+)
+
+
+def unseen_cards(view: PlayerView) -> list[list[int]]:
+    """Per colour, the card tokens the viewer cannot see, sorted (a canonical multiset).
+
+    Built only from what the view exposes: the full deck, less the viewer's own hand and
+    9-Sages cards, less the face-up discards.
+    """
+    me = view.me
+    remaining = [dict.fromkeys(deck, 0) for deck in _FULL_DECKS]
+    for colour, deck in enumerate(_FULL_DECKS):
+        for token in deck:
+            remaining[colour][token] += 1
+    hand = me.hand
+    seen: list[int] = [t for t in range(NUM_CARD_TOKENS) for _ in range(hand[t])]
+    seen.extend(me.sages_tokens)
+    for pile in view.discards:
+        seen.extend(pile)
+    for token in seen:
+        colour = TOKEN_COLOUR[token]
+        remaining[colour][token] -= 1
+        if remaining[colour][token] < 0:
+            raise ValueError(f"card conservation broken: token {token} seen too often")
+    return [
+        sorted(t for t, n in remaining[c].items() for _ in range(n)) for c in range(NUM_COLOURS)
+    ]
+
+
+def determinize(view: PlayerView, rng: random.Random) -> Game:
+    """A complete :class:`Game` drawn uniformly from those consistent with ``view``.
+
+    The returned game is independent of the real one (a deep copy) and its generator is
+    reseeded from ``rng``.  Raises ValueError if the view's state breaks card conservation.
+    """
+    state = view._state.clone()
+    seat = view.seat
+    pools = unseen_cards(view)
+    for pool in pools:
+        rng.shuffle(pool)
+    # Where the hidden cards go: other hands (counts per colour), other 9-Sages piles, decks.
+    others = [p for p in state.players if p.seat != seat]
+    for colour in range(NUM_COLOURS):
+        pool = pools[colour]
+        slots = len(state.decks[colour])
+        for p in others:
+            slots += sum(p.hand[t] for t in range(NUM_CARD_TOKENS) if TOKEN_COLOUR[t] == colour)
+            slots += sum(1 for t in p.sages_tokens if TOKEN_COLOUR[t] == colour)
+        if slots != len(pool):
+            raise ValueError(
+                f"card conservation broken for colour {colour}: {slots} hidden places, "
+                f"{len(pool)} unseen cards"
+            )
+    for p in others:
+        hand = p.hand
+        counts = [0] * NUM_COLOURS
+        for t in range(NUM_CARD_TOKENS):
+            if hand[t]:
+                counts[TOKEN_COLOUR[t]] += hand[t]
+                hand[t] = 0
+        for colour in range(NUM_COLOURS):
+            for _ in range(counts[colour]):
+                hand[pools[colour].pop()] += 1
+        p.sages_tokens = [pools[TOKEN_COLOUR[t]].pop() for t in p.sages_tokens]
+    for colour in range(NUM_COLOURS):
+        state.decks[colour] = pools[colour]  # what is left fills the draw pile exactly
+    state.artifact_deck = _shuffle_within_letters(state.artifact_deck, rng)
+    state.rng.seed(rng.getrandbits(64))
+    return Game(state, None)
+
+
+def _shuffle_within_letters(deck: list[int], rng: random.Random) -> list[int]:
+    """Shuffle the artifact deck keeping each letter's positions (A on top of B, ...)."""
+    out = deck[:]
+    for letter in sorted({ARTIFACTS[a].letter for a in deck}):
+        positions = [i for i, a in enumerate(deck) if ARTIFACTS[a].letter == letter]
+        items = [deck[i] for i in positions]
+        rng.shuffle(items)
+        for i, a in zip(positions, items):
+            out[i] = a
+    return out
