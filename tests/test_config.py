@@ -21,6 +21,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert config.no_split_blocks and config.druid_l3_ruby and config.sages_dust_substitution
     assert not config.allow_overbid and not config.one_value_dust
     assert not config.catchup_small_games and config.skip_forced_decisions
+    assert config.no_undo_activation
     assert BOOL_OPTIONS == [
         "no_split_blocks",
         "druid_l3_ruby",
@@ -29,6 +30,7 @@ def test_defaults_are_the_documented_ones() -> None:
         "one_value_dust",
         "catchup_small_games",
         "skip_forced_decisions",
+        "no_undo_activation",
     ]
 
 

@@ -483,7 +483,7 @@ def test_describe_shows_the_whole_table() -> None:
 def test_describe_shows_the_auction_and_pending_decisions() -> None:
     bidding = game_where(lambda g: g.phase == Phase.BID and g.state.high_bidder >= 0)
     assert "Auction:" in bidding.describe() and "high bid" in bidding.describe()
-    losing = game_where(lambda g: g.phase == Phase.LOSE_GEM, kind="uniform")
+    losing = game_where(lambda g: g.phase == Phase.LOSE_GEM)
     assert "each return an active gem" in losing.describe()
     debt = game_where(lambda g: g.phase == Phase.DEBT, kind="uniform")
     assert "must sell gems" in debt.describe()

@@ -90,6 +90,30 @@ def test_bought_gem_goes_to_the_spiral_while_a_slot_is_free():
     assert p.active[Gem.OPAL] == 5 and p.inactive[Gem.OPAL] == 1
     assert "activate_opal" not in legal(game) and "deactivate_opal" in legal(game)
     play(game, "deactivate_opal")
+    assert game.state.players[0].inactive[Gem.OPAL] == 2
+
+
+def test_a_gem_move_is_not_undone_within_the_turn():
+    game = build(2, players=[{"active": "opal:4 sapphire", "inactive": "sapphire"}])
+    play(game, "deactivate_opal")
+    assert "activate_opal" not in legal(game)  # would undo the move
+    assert "activate_sapphire" in legal(game)
+    play(game, "activate_sapphire")
+    assert "deactivate_sapphire" not in legal(game) and "deactivate_opal" in legal(game)
+
+
+def test_gem_moves_may_be_undone_with_the_option_off():
+    game = build(2, players=[{"active": "opal:4 sapphire", "inactive": "sapphire"}],
+                 no_undo_activation=False)
+    play(game, "deactivate_opal activate_opal deactivate_opal")
+    assert game.state.players[0].inactive[Gem.OPAL] == 1
+
+
+def test_gem_moves_are_free_again_next_turn():
+    game = build(2, players=[{"active": "opal:4 sapphire"}, {}], turn_player=0)
+    play(game, "deactivate_opal end_turn")
+    while game.current_player != 0 or game.state.round == 1:
+        game.apply(game.legal_actions()[0])  # end_turn for the other seat, then round 2
     assert "activate_opal" in legal(game)
 
 

@@ -41,6 +41,10 @@ class GameConfig:
             ``I..N-2, V, VI`` in 3-4 player games so the catch-up discounts exist (off).
         skip_forced_decisions: a decision with exactly one legal action is taken
             automatically instead of being asked (on).
+        no_undo_activation: within a turn, a kind of gem activated this turn cannot be
+            deactivated again, nor a deactivated kind re-activated (on).  Every end-of-turn
+            arrangement stays reachable; only no-op toggling, which would let a policy stall
+            a game forever, is removed.
     """
 
     num_players: int = 2
@@ -54,6 +58,7 @@ class GameConfig:
     one_value_dust: bool = False
     catchup_small_games: bool = False
     skip_forced_decisions: bool = True
+    no_undo_activation: bool = True
 
     def __post_init__(self) -> None:
         self._validate()

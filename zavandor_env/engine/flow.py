@@ -187,6 +187,8 @@ def begin_turn(state: GameState, seat: int) -> None:
     state.block = Block.NONE
     state.blocks_used = 0
     state.paid_advance_done = False
+    state.gems_activated = 0
+    state.gems_deactivated = 0
 
 
 def end_turn(state: GameState) -> None:

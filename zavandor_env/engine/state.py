@@ -113,6 +113,7 @@ class GameState:
     __slots__ = (
         "config", "rng", "players", "round", "phase", "turn_order", "turn_index",
         "turn_player", "current_player", "block", "blocks_used", "paid_advance_done",
+        "gems_activated", "gems_deactivated",
         "display", "artifact_deck", "artifact_auctioned", "sentinel_owner", "decks",
         "discards", "concentrated_supply", "gem_supply", "art_mod", "sen_mod", "auction_kind",
         "auction_item", "auction_opener", "high_bid", "high_bidder", "passed", "debtor",
@@ -133,6 +134,10 @@ class GameState:
         self.block = Block.NONE
         self.blocks_used = 0  # bit mask over Block values
         self.paid_advance_done = False
+        # Gem kinds activated / deactivated this turn (bit masks): with the option
+        # no_undo_activation a move is not undone within the turn, so turns stay finite.
+        self.gems_activated = 0
+        self.gems_deactivated = 0
         self.display: list[int] = []  # artifact types face up
         self.artifact_deck: list[int] = []  # top of the deck is the END of the list
         self.artifact_auctioned = False  # an artifact was auctioned this round
@@ -178,6 +183,8 @@ class GameState:
         s.block = self.block
         s.blocks_used = self.blocks_used
         s.paid_advance_done = self.paid_advance_done
+        s.gems_activated = self.gems_activated
+        s.gems_deactivated = self.gems_deactivated
         s.display = self.display[:]
         s.artifact_deck = self.artifact_deck[:]
         s.artifact_auctioned = self.artifact_auctioned

@@ -75,6 +75,10 @@ def legal_turn(state: GameState) -> list[int]:
         supply = state.gem_supply
         active, inactive = player.active, player.inactive
         may_activate = sum(active) < active_slots(player)
+        if state.config.no_undo_activation:
+            no_activate, no_deactivate = state.gems_deactivated, state.gems_activated
+        else:
+            no_activate = no_deactivate = 0
         buys, sells, activations, deactivations = [], [], [], []
         for g in range(NUM_GEMS):
             if (
@@ -83,15 +87,12 @@ def legal_turn(state: GameState) -> list[int]:
                 and (g <= Gem.SAPPHIRE or may_own_gem(state, player, g))
             ):
                 buys.append(BUY_GEM + g)
-            if active[g]:
+            if active[g] or inactive[g]:
                 sells.append(SELL_GEM + g)
-                deactivations.append(DEACTIVATE + g)
-                if inactive[g] and may_activate:
+                if inactive[g] and may_activate and not (no_activate >> g) & 1:
                     activations.append(ACTIVATE + g)
-            elif inactive[g]:
-                sells.append(SELL_GEM + g)
-                if may_activate:
-                    activations.append(ACTIVATE + g)
+                if active[g] and not (no_deactivate >> g) & 1:
+                    deactivations.append(DEACTIVATE + g)
         actions += buys
         actions += sells
         actions += activations
@@ -162,10 +163,12 @@ def apply_turn(state: GameState, action: int) -> None:
         gem = action - ACTIVATE
         player.inactive[gem] -= 1
         player.active[gem] += 1
+        state.gems_activated |= 1 << gem
     elif action < BUY_CHIP:
         gem = action - DEACTIVATE
         player.active[gem] -= 1
         player.inactive[gem] += 1
+        state.gems_deactivated |= 1 << gem
     elif action < ADVANCE:
         chip = action - BUY_CHIP
         player.balance += CHIP_COSTS[chip]

@@ -87,6 +87,10 @@ GLOBAL_FIELDS: Final = (
     _f("blocks_used", 3, 1.0, "phase-3 blocks already closed this turn",
        ("gems", "knowledge", "auction")),
     _f("paid_advance_done", 1, 1.0, "the turn player has made this turn's paid advance"),
+    _f("gems_activated", 5, 1.0, "gem kinds activated this turn (cannot be deactivated again)",
+       GEM_NAMES),
+    _f("gems_deactivated", 5, 1.0, "gem kinds deactivated this turn (cannot be re-activated)",
+       GEM_NAMES),
     _f("display", NUM_ARTIFACT_TYPES, 1 / 3, "artifacts face up, copies per type", _ART_NAMES),
     _f("artifact_deck", NUM_ARTIFACT_TYPES, 1 / 3,
        "artifacts still in the deck, copies per type (the order is hidden)", _ART_NAMES),
@@ -207,6 +211,7 @@ _NUM_PLAYERS_ROWS = _one_hot(MAX_PLAYERS - MIN_PLAYERS + 1)
 _PHASE_ROWS = _one_hot(len(_PHASES))
 _BLOCK_ROWS = _one_hot(4)  # index = Block + 1 (NONE is -1)
 _BITS3 = tuple(((b >> 0) & 1, (b >> 1) & 1, (b >> 2) & 1) for b in range(8))
+_BITS5 = tuple(tuple((b >> i) & 1 for i in range(5)) for b in range(32))
 _CHAR_ROWS = _one_hot(len(CHARACTERS))
 _POS_ROWS = _one_hot(MAX_PLAYERS) + ((0,) * MAX_PLAYERS,)  # index -1: not in turn order
 _ART_ROWS = _one_hot(NUM_ARTIFACT_TYPES) + ((0,) * NUM_ARTIFACT_TYPES,)  # -1: none
@@ -292,6 +297,8 @@ class ObservationEncoder:
         r += _BLOCK_ROWS[state.block + 1]
         r += _BITS3[state.blocks_used]
         r.append(state.paid_advance_done)
+        r += _BITS5[state.gems_activated]
+        r += _BITS5[state.gems_deactivated]
         display = [0] * NUM_ARTIFACT_TYPES
         for art in state.display:
             display[art] += 1

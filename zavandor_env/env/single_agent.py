@@ -8,7 +8,8 @@ one episode is one seat's trajectory, so value bootstrapping never mixes seats.
 Opponents: ``None`` (uniform random legal play, the default), one policy for every other seat,
 or a sequence of ``num_players - 1`` policies for the other seats in seat order after the
 learner.  A policy is either an object with ``act(observation, info)`` or a callable; it gets
-``observation`` = ``{"observation": float32[D], "action_mask": int8[67]}`` and, if it takes a
+``observation`` = ``{"observation": float32[D], "action_mask": int8[67]}`` (``None`` for a policy
+whose ``needs_observation`` attribute is false) and, if it takes a
 second argument, ``info`` = ``{"agent", "seat", "game", "env"}`` (``game`` is the engine
 :class:`~zavandor_env.engine.Game`: a policy must read only what its seat may know).  It returns
 an action index.  Objects with a ``reset()`` method are reset at the start of each episode.
@@ -40,10 +41,13 @@ Policy = Any  # an object with act(observation[, info]) or a callable(observatio
 class _Opponent:
     """A policy with its calling convention worked out once."""
 
-    __slots__ = ("policy", "call", "with_info")
+    __slots__ = ("policy", "call", "with_info", "needs_observation")
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
+        # Rule-based agents (heuristic, search) read the game, not the float vector: skipping
+        # the encoding for them is a large share of a training step.
+        self.needs_observation = bool(getattr(policy, "needs_observation", True))
         call = policy.act if hasattr(policy, "act") else policy
         if not callable(call):
             raise TypeError(f"an opponent must be callable or have act(), got {policy!r}")
@@ -241,7 +245,7 @@ class SingleAgentEnv(gymnasium.Env):
                 action = legal[int(rng.integers(len(legal)))]
             else:
                 agent = aec.possible_agents[seat]
-                observation = aec.observe(agent)
+                observation = aec.observe(agent) if opponent.needs_observation else None
                 if opponent.with_info:
                     info = {"agent": agent, "seat": seat, "game": game, "env": aec}
                     action = opponent.call(observation, info)

@@ -1,0 +1,249 @@
+"""Information-set Monte Carlo tree search over determinized engine states.
+
+Algorithm (single-observer IS-MCTS, Cowling, Powley & Whitehouse 2012, with UCT):
+
+1. Each iteration draws a **determinization**: a full game consistent with what the searching
+   seat knows (:func:`zavandor_env.engine.determinize.determinize`: opponents' card values,
+   9-Sages cards and deck orders redrawn, generator reseeded, so the real draws stay unknown).
+2. **Selection** walks one tree shared by all determinizations; a node's children are
+   actions, and only those legal in this determinization compete, by UCB1 with
+   *availability* counts (how often the action was legal when its parent was visited).  Every
+   seat's decisions are in the tree; each edge keeps the reward of the seat that chose it.
+   The heuristic's own choice gets a progressive bias ``prior_weight / (n + 1)``, so small
+   budgets fall back on the heuristic instead of on noise.
+3. **Expansion** adds one untried action (the heuristic's first).
+4. **Rollout** plays on with the heuristic policy (``rollout: heuristic``) or uniformly
+   random legal actions (``rollout: random``) for every seat, and is **truncated** once
+   ``horizon_rounds`` further round boundaries have passed (or the game ends).
+5. **Evaluation**: a finished game scores 1 for each winner (shared) and 0 otherwise; a
+   truncated rollout scores each seat by a logistic of its *evaluation* minus the best
+   other seat's, where evaluation = current VP + (expected income x remaining rounds x
+   efficiency + liquid energy) / vp_energy -- the heuristic's own exchange rate between
+   energy and VP.  ``eval_scale`` VP of lead is worth about 0.73.
+6. The most visited root action is played.
+
+Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins).
+Decisions outside phase 3 and bidding (debts, lost gems, free levels) are left to the
+heuristic when ``search_all`` is false, which saves most of the time for little loss.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from zavandor_env.engine import Game, Phase
+from zavandor_env.engine.determinize import determinize
+from zavandor_env.engine.view import PlayerView
+
+from .base import Agent
+from .heuristic import GEM_INCOME, HeuristicWeights, _default_weights, choose, horizon
+
+_SEARCH_PHASES = (Phase.TURN, Phase.BID)
+
+
+class _Node:
+    """A tree node: per action [visits, reward sum, availability, child node]."""
+
+    __slots__ = ("edges",)
+
+    def __init__(self) -> None:
+        self.edges: dict[int, list[Any]] = {}
+
+
+class MCTSAgent(Agent):
+    """IS-MCTS with heuristic (or random) rollouts; see the module docstring.
+
+    Args:
+        seed: seeds determinizations, rollouts and tie-breaks.
+        iterations: iterations per decision (used when ``seconds`` is None).
+        seconds: wall-clock budget per decision (overrides ``iterations``).
+        rollout: ``"heuristic"`` or ``"random"``.
+        horizon_rounds: truncate rollouts after this many round boundaries (0: never).
+        c: UCB exploration constant.
+        prior_weight: progressive bias towards the heuristic's choice.
+        eval_scale: VP lead that maps to a win estimate of about 0.73.
+        search_all: search every decision, not only phase-3 and bidding decisions.
+        weights: heuristic weights (rollout policy and evaluation), as in HeuristicAgent.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int = 64,
+        seconds: float | None = None,
+        rollout: str = "heuristic",
+        horizon_rounds: int = 1,
+        c: float = 0.7,
+        prior_weight: float = 1.0,
+        eval_scale: float = 5.0,
+        search_all: bool = False,
+        weights: HeuristicWeights | Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if rollout not in ("heuristic", "random"):
+            raise ValueError(f"rollout must be 'heuristic' or 'random', got {rollout!r}")
+        if seconds is None and (type(iterations) is not int or iterations < 1):
+            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, got {seconds!r}")
+        self.iterations = iterations
+        self.seconds = seconds
+        self.rollout = rollout
+        self.horizon_rounds = horizon_rounds
+        self.c = c
+        self.prior_weight = prior_weight
+        self.eval_scale = eval_scale
+        self.search_all = search_all
+        if isinstance(weights, HeuristicWeights):
+            self.w = weights
+        else:
+            self.w = _default_weights()
+            if weights:
+                merged = self.w.to_dict()
+                merged.update(weights)
+                self.w = HeuristicWeights.from_mapping(merged)
+        self.last_iterations = 0
+
+    def act(
+        self,
+        observation: dict[str, Any] | None,
+        view: PlayerView,
+        legal_actions: Sequence[int],
+    ) -> int:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        if not self.search_all and view.phase not in _SEARCH_PHASES:
+            return choose(view, legal_actions, self.w)
+        return self.search(view, legal_actions)
+
+    # ---- search -------------------------------------------------------------------------
+    def search(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        root = _Node()
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while True:
+            if deadline is not None:
+                if time.perf_counter() >= deadline and done > 0:
+                    break
+            elif done >= self.iterations:
+                break
+            game = determinize(view, self.rng)
+            self._iterate(root, game, view.round)
+            done += 1
+        self.last_iterations = done
+        edges = root.edges
+        legal = set(legal_actions)
+        # Most visits wins, ties by the better mean.  (Breaking ties towards the heuristic's
+        # choice instead was measured worse: 64% against the heuristic instead of 79.5% over
+        # the same 200 two-player deals at 16 iterations.)
+        best = max(
+            (a for a in edges if a in legal),
+            key=lambda a: (edges[a][0], edges[a][1] / max(1, edges[a][0])),
+            default=None,
+        )
+        return best if best is not None else choose(view, legal_actions, self.w)
+
+    def _iterate(self, root: _Node, game: Game, root_round: int) -> None:
+        state = game.state
+        n = game.num_players
+        views = [PlayerView(state, s) for s in range(n)]
+        path: list[tuple[list[Any], int]] = []
+        node = root
+        # Selection and expansion.
+        while not game.is_over:
+            seat = game.current_player
+            legal = game.legal_actions()
+            prior = choose(views[seat], legal, self.w)
+            edges = node.edges
+            untried = [a for a in legal if a not in edges]
+            for a in legal:
+                if a in edges:
+                    edges[a][2] += 1
+            if untried:
+                action = prior if prior in untried else untried[int(self.rng.random() * len(untried))]
+                edge = [0, 0.0, 1, _Node()]
+                edges[action] = edge
+                path.append((edge, seat))
+                game.apply(action)
+                break
+            action = self._select(edges, legal, prior)
+            edge = edges[action]
+            path.append((edge, seat))
+            game.apply(action)
+            node = edge[3]
+        # Rollout.
+        if not game.is_over:
+            self._rollout(game, views, root_round)
+        rewards = self._evaluate(game, views)
+        for edge, seat in path:
+            edge[0] += 1
+            edge[1] += rewards[seat]
+
+    def _select(self, edges: dict[int, list[Any]], legal: Sequence[int], prior: int) -> int:
+        best, best_score = legal[0], -math.inf
+        c, pw = self.c, self.prior_weight
+        for a in legal:
+            visits, total, avail, _ = edges[a]
+            score = total / visits + c * math.sqrt(math.log(max(avail, 1)) / visits)
+            if a == prior:
+                score += pw / (visits + 1)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _rollout(self, game: Game, views: list[PlayerView], root_round: int) -> None:
+        state = game.state
+        stop_round = root_round + self.horizon_rounds if self.horizon_rounds > 0 else None
+        heuristic = self.rollout == "heuristic"
+        rng, w = self.rng, self.w
+        while not game.is_over:
+            if stop_round is not None and state.round > stop_round:
+                return
+            legal = game.legal_actions()
+            if heuristic:
+                action = choose(views[game.current_player], legal, w)
+            else:
+                action = legal[int(rng.random() * len(legal))]
+            game.apply(action)
+
+    def _evaluate(self, game: Game, views: list[PlayerView]) -> list[float]:
+        n = game.num_players
+        if game.terminated:
+            # Half the win itself, half the VP margin: a margin separates good lines from
+            # lucky ones far better than 0/1 over few iterations.
+            winners = game.winners()
+            share = 1.0 / len(winners) if winners else 0.0
+            values = [float(v) for v in game.scores()]
+            win = [share if s in winners else 0.0 for s in range(n)]
+        else:
+            values = [evaluate_seat(v, self.w) for v in views]
+            win = None
+        out = []
+        for s in range(n):
+            best_other = max(values[o] for o in range(n) if o != s)
+            z = max(-50.0, min(50.0, (values[s] - best_other) / self.eval_scale))
+            margin = 1.0 / (1.0 + math.exp(-z))
+            out.append(margin if win is None else 0.5 * (win[s] + margin))
+        return out
+
+
+def evaluate_seat(view: PlayerView, w: HeuristicWeights) -> float:
+    """Heuristic worth of a seat in VP: VP now plus its economy converted at ``vp_energy``."""
+    me = view.me
+    if me.eliminated:
+        return -1e6
+    r = max(0.0, horizon(view, w) - 1)
+    active = me.active
+    arts = me.artifacts
+    income = sum(GEM_INCOME[g] * active[g] for g in range(5))
+    income += GEM_INCOME[2] * arts[5] + GEM_INCOME[4] * arts[9]  # Crystal of Protection, Chalice
+    energy = income * r * w.income_efficiency + max(0, me.liquid) * 0.5
+    return me.current_vp + energy / w.vp_energy
+
+
+__all__ = ["MCTSAgent", "evaluate_seat"]

@@ -1,0 +1,241 @@
+"""The agent protocol: every agent plays legal, seeded, reproducible games from what it may know."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+import agents
+from agents.base import PassAgent, RandomAgent
+from agents.heuristic import HeuristicAgent, HeuristicWeights
+from agents.human import HumanAgent, parse_answer
+from agents.match import competition_ranks, play_game
+from agents.mcts import MCTSAgent
+from agents.registry import make_agent, parse_spec
+from zavandor_env.engine import Game, GameConfig
+from zavandor_env.engine.actions import END_TURN, string_to_action
+from zavandor_env.engine.view import HiddenInformationError, PlayerView
+
+
+class LegalityCheck(RandomAgent):
+    """Wraps another agent and asserts every answer is legal."""
+
+    def __init__(self, inner):
+        super().__init__(0)
+        self.inner = inner
+        self.decisions = 0
+
+    def reset(self, seat, num_players, seed=None):
+        super().reset(seat, num_players, seed)
+        self.inner.reset(seat, num_players, seed)
+
+    def act(self, observation, view, legal_actions):
+        action = self.inner.act(observation, view, legal_actions)
+        assert action in legal_actions
+        self.decisions += 1
+        return action
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_heuristic_and_random_play_legal_games_to_the_end(num_players):
+    seats = [LegalityCheck(HeuristicAgent(seed=1))] + [
+        LegalityCheck(RandomAgent(seed=i)) for i in range(1, num_players)
+    ]
+    result = play_game(seats, seed=3)
+    assert result.rounds > 1 and seats[0].decisions > 10
+    assert not result.truncated  # the heuristic ends the game by buying sentinels itself
+
+
+def test_mcts_plays_legal_decisions_with_a_tiny_budget():
+    mcts = LegalityCheck(MCTSAgent(seed=0, iterations=2))
+    game = Game.new(num_players=2, seed=5)
+    mcts.reset(0, 2, 0)
+    other = HeuristicAgent(seed=1)
+    other.reset(1, 2, 1)
+    for _ in range(40):
+        if game.is_over:
+            break
+        seat = game.current_player
+        agent = mcts if seat == 0 else other
+        game.apply(agent.act(None, PlayerView(game.state, seat), game.legal_actions()))
+    assert mcts.decisions > 0
+
+
+def test_same_seed_gives_same_game_for_every_agent_kind():
+    def run():
+        return play_game([HeuristicAgent(seed=2), MCTSAgent(seed=4, iterations=2),
+                          RandomAgent(seed=3)], seed=11, config=GameConfig(num_players=3,
+                                                                          max_rounds=4))
+
+    a, b = run(), run()
+    assert a.scores == b.scores and a.decisions == b.decisions
+
+
+def test_pass_agent_never_spends():
+    result = play_game([PassAgent(), PassAgent()], seed=1, config=GameConfig(max_rounds=3))
+    assert result.truncated and all(s == 3 for s in result.scores)
+
+
+def test_view_hides_other_hands_but_shows_counts():
+    game = Game.new(num_players=3, seed=2)
+    view = PlayerView(game.state, 0)
+    assert view.me.hand == tuple(game.state.players[0].hand)
+    with pytest.raises(HiddenInformationError):
+        _ = view.player(1).hand
+    with pytest.raises(HiddenInformationError):
+        _ = view.player(2).sages_tokens
+    counts = view.player(1).card_counts
+    assert sum(counts) == sum(game.state.players[1].hand[:21])
+    assert not hasattr(view, "decks")  # deck order is nobody's business
+
+
+def test_view_cannot_change_the_game():
+    game = Game.new(num_players=2, seed=2)
+    view = PlayerView(game.state, 0)
+    with pytest.raises((TypeError, AttributeError)):
+        view.me.active[0] = 9  # tuples
+    assert game.state.players[0].active[0] == 2
+
+
+def test_registry_builds_agents_from_specs():
+    spec = parse_spec("mcts:iterations=3,rollout=random")
+    assert spec.params == {"iterations": 3, "rollout": "random"}
+    assert isinstance(make_agent("mcts:iterations=3"), MCTSAgent)
+    assert isinstance(agents.make_agent({"agent": "heuristic", "label": "h"}), HeuristicAgent)
+    with pytest.raises(ValueError, match="unknown agent"):
+        parse_spec("nosuch")
+    with pytest.raises(ValueError, match="bad parameters"):
+        make_agent("random:speed=3")
+    with pytest.raises(ValueError, match="key=value"):
+        parse_spec("mcts:iterations")
+
+
+def test_package_exports_every_agent_lazily():
+    for name in ("RandomAgent", "HeuristicAgent", "MCTSAgent", "PolicyAgent", "HumanAgent"):
+        assert isinstance(getattr(agents, name), type)
+
+
+def test_heuristic_weights_reject_unknown_keys(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("weights:\n  vp_energy: 10\n  nonsense: 1\n")
+    with pytest.raises(ValueError, match="nonsense"):
+        HeuristicWeights.from_yaml(path)
+    path.write_text("weights:\n  vp_energy: 10\n")
+    assert HeuristicAgent(config=path).w.vp_energy == 10
+
+
+def test_mcts_rejects_bad_budgets():
+    with pytest.raises(ValueError):
+        MCTSAgent(iterations=0)
+    with pytest.raises(ValueError):
+        MCTSAgent(rollout="psychic")
+
+
+def test_competition_ranks_share_ties():
+    assert competition_ranks([10, 30, 30, 5]) == [3, 1, 1, 4]
+
+
+# ---- human ----------------------------------------------------------------------------------
+def test_human_agent_reprompts_until_a_legal_answer():
+    game = Game.new(num_players=2, seed=1)
+    legal = game.legal_actions()
+    answers = iter(["nonsense", "help", "999", "table", "end_turn"])
+    out: list[str] = []
+    human = HumanAgent(input_fn=lambda prompt: next(answers), output_fn=out.append, colour=False)
+    human.reset(game.current_player, 2)
+    action = human.act(None, PlayerView(game.state, game.current_player), legal)
+    assert action == END_TURN
+    text = "\n".join(out)
+    assert "not one of the legal actions" in text and "Actions (one decision" in text
+
+
+def test_human_answers_by_index_or_name():
+    legal = (0, 2, 3)
+    assert parse_answer("2", legal) == 2
+    assert parse_answer(" BUY_SAPPHIRE ", legal) == string_to_action("buy_sapphire")
+    assert parse_answer("4", legal) is None
+    assert parse_answer("buy_ruby", legal) is None
+
+
+# ---- policy files ---------------------------------------------------------------------------
+np = pytest.importorskip("numpy")
+
+
+def _write_npz(path, obs_dim, num_actions, hidden=8):
+    rng = np.random.default_rng(0)
+    meta = {"format": "zavandor-policy", "version": 1, "obs_dim": obs_dim,
+            "num_actions": num_actions, "activation": "tanh", "hidden": [hidden], "info": {}}
+    np.savez(path, __meta__=np.array(json.dumps(meta)),
+             **{"hidden.0.weight": rng.normal(size=(hidden, obs_dim)).astype(np.float32),
+                "hidden.0.bias": np.zeros(hidden, np.float32),
+                "action.weight": rng.normal(size=(num_actions, hidden)).astype(np.float32),
+                "action.bias": np.zeros(num_actions, np.float32)})
+
+
+def test_policy_agent_errors_on_missing_corrupt_and_incompatible_files(tmp_path):
+    from agents.policy import PolicyAgent, PolicyLoadError
+    from zavandor_env.env.observation import OBS_SIZE
+
+    with pytest.raises(PolicyLoadError, match="does not exist"):
+        PolicyAgent(tmp_path / "none.zip")
+    bad_zip = tmp_path / "corrupt.zip"
+    bad_zip.write_bytes(b"this is not a zip file")
+    with pytest.raises(PolicyLoadError, match="not a readable MaskablePPO checkpoint"):
+        PolicyAgent(bad_zip)
+    empty_zip = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty_zip, "w") as zf:
+        zf.writestr("data", "{}")
+    with pytest.raises(PolicyLoadError):
+        PolicyAgent(empty_zip)
+    bad_npz = tmp_path / "corrupt.npz"
+    bad_npz.write_bytes(b"garbage")
+    with pytest.raises(PolicyLoadError, match="readable"):
+        PolicyAgent(bad_npz)
+    wrong_obs = tmp_path / "wrong_obs.npz"
+    _write_npz(wrong_obs, OBS_SIZE + 3, 67)
+    with pytest.raises(PolicyLoadError, match="observations of size"):
+        PolicyAgent(wrong_obs)
+    wrong_actions = tmp_path / "wrong_actions.npz"
+    _write_npz(wrong_actions, OBS_SIZE, 12)
+    with pytest.raises(PolicyLoadError, match="actions"):
+        PolicyAgent(wrong_actions)
+    other = tmp_path / "policy.txt"
+    other.write_text("x")
+    with pytest.raises(PolicyLoadError, match="expected"):
+        PolicyAgent(other)
+
+
+def test_policy_agent_plays_a_weights_only_export_within_the_mask(tmp_path):
+    from agents.policy import PolicyAgent
+    from zavandor_env.env.observation import OBS_SIZE
+
+    path = tmp_path / "tiny.npz"
+    _write_npz(path, OBS_SIZE, 67)
+    policy = PolicyAgent(path, seed=0, deterministic=False)
+    result = play_game([policy, HeuristicAgent(seed=1)], seed=4, config=GameConfig(max_rounds=3))
+    assert result.rounds >= 1
+
+
+def test_policy_agent_plays_an_sb3_checkpoint(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy import PolicyAgent
+    from zavandor_env.env import SingleAgentEnv
+
+    env = SingleAgentEnv(num_players=2)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]})
+    path = tmp_path / "model.zip"
+    model.save(path)
+    agent = PolicyAgent(path)
+    result = play_game([agent, RandomAgent(seed=1)], seed=2, config=GameConfig(max_rounds=2))
+    assert result.rounds >= 1
+
+
+def test_heuristic_yaml_equals_the_built_in_defaults():
+    """An installed package without configs/ falls back to the dataclass: they must agree."""
+    from agents.heuristic import DEFAULT_CONFIG
+
+    assert HeuristicWeights.from_yaml(DEFAULT_CONFIG) == HeuristicWeights()

@@ -1,0 +1,97 @@
+"""The evaluator: statistics, fair seating, shared deals, rigged results, the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.registry import parse_spec
+from agents.stats import SeatRecord, summarize, wilson_interval
+from agents.tournament import TournamentConfig, TournamentReport, run_tournament
+from zavandor_env.cli import main
+
+
+def test_wilson_interval_matches_known_values():
+    lo, hi = wilson_interval(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson_interval(200, 200)
+    assert hi == 1.0 and lo == pytest.approx(0.9812, abs=1e-4)
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+
+
+def test_summary_counts_shared_wins_ranks_and_head_to_head():
+    games = [
+        [SeatRecord("a", 10, 1, 1.0), SeatRecord("b", 5, 2, 0.0)],
+        [SeatRecord("b", 7, 1, 0.5), SeatRecord("a", 7, 1, 0.5)],
+    ]
+    agents, h2h, meetings = summarize(games)
+    assert agents["a"].win_rate == 0.75 and agents["b"].win_rate == 0.25
+    assert agents["a"].mean_rank == 1.0 and agents["b"].mean_rank == 1.5
+    assert h2h["a"]["b"] == 0.75 and h2h["b"]["a"] == 0.25 and meetings["a"]["b"] == 2
+    assert agents["a"].mu > agents["b"].mu  # OpenSkill agrees with the results
+
+
+def test_rigged_pairing_heuristic_beats_an_agent_that_never_spends():
+    config = TournamentConfig([parse_spec("heuristic"), parse_spec("pass")], num_players=2,
+                              games=6, workers=1)
+    records = run_tournament(config, progress=False)
+    report = TournamentReport.build(config, records)
+    h, p = report.agents["heuristic"], report.agents["pass"]
+    assert h.win_rate == 1.0 and p.win_rate == 0.0 and h.seats == 6
+    assert h.win_ci[0] > 0.5 and report.head_to_head["heuristic"]["pass"] == 1.0
+
+
+def test_every_agent_plays_every_seat_on_the_same_deals():
+    config = TournamentConfig([parse_spec("heuristic"), parse_spec("random"), parse_spec("pass")],
+                              num_players=3, games=6, seed=40, workers=1,
+                              game_options={"max_rounds": 3})
+    records = run_tournament(config, progress=False)
+    assert len(records) == 6
+    for label in ("heuristic", "random", "pass"):
+        seats = sorted(r.labels.index(label) for r in records)
+        assert seats == [0, 0, 1, 1, 2, 2]
+    by_deal: dict[int, set] = {}
+    for r in records:
+        by_deal.setdefault(r.task.deal, set()).add(r.task.rotation)
+    assert by_deal == {0: {0, 1, 2}, 1: {0, 1, 2}}
+
+
+def test_lineups_for_fewer_and_more_agents_than_seats():
+    few = TournamentConfig([parse_spec("heuristic"), parse_spec("random")], num_players=4)
+    assert [s.label for s in few.lineups()[0]] == ["heuristic", "random", "random", "random"]
+    many = TournamentConfig([parse_spec(a) for a in ("heuristic", "random", "pass")],
+                            num_players=2)
+    assert len(many.lineups()) == 3
+
+
+def test_tournament_rejects_duplicate_labels_and_bad_files(tmp_path):
+    with pytest.raises(ValueError, match="unique"):
+        TournamentConfig([parse_spec("random"), parse_spec("random")])
+    bad = tmp_path / "t.yaml"
+    bad.write_text("agents: [random]\nplayerz: 3\n")
+    with pytest.raises(ValueError, match="playerz"):
+        TournamentConfig.from_yaml(bad)
+
+
+def test_eval_cli_runs_in_parallel_and_writes_reports(tmp_path, capsys):
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("num_players: 2\ngames: 4\nseed: 3\nagents:\n  - heuristic\n"
+                   "  - {agent: mcts, label: m2, params: {iterations: 2}}\n"
+                   "game_options: {max_rounds: 4}\n")
+    out = tmp_path / "out"
+    rc = main(["eval", str(cfg), "--workers", "2", "--out", str(out), "--save-replays", "--quiet"])
+    assert rc == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["games"] == 4 and {a["label"] for a in summary["agents"]} == {"heuristic", "m2"}
+    assert (out / "chart.png").stat().st_size > 0
+    assert len(list((out / "replays").glob("*.json"))) == 4
+    assert "win rate" in capsys.readouterr().out
+
+
+def test_eval_cli_reports_bad_agents_with_exit_code_2(capsys):
+    assert main(["eval", "--agents", "heuristic", "wizard", "--quiet"]) == 2
+    assert "unknown agent" in capsys.readouterr().err

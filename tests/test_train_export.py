@@ -1,0 +1,88 @@
+"""Weights-only policy files: round trip, clear errors, and agreement with the SB3 policy."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from train.export import NumpyPolicy, PolicyFileError, load_policy, policy_from_sb3, save_policy
+
+
+def small_policy(obs_dim: int = 7, actions: int = 5, seed: int = 0) -> NumpyPolicy:
+    rng = np.random.default_rng(seed)
+    sizes = [obs_dim, 6, 4, actions]
+    weights = [rng.normal(size=(o, i)).astype(np.float32) for i, o in itertools.pairwise(sizes)]
+    biases = [rng.normal(size=o).astype(np.float32) for o in sizes[1:]]
+    return NumpyPolicy(weights, biases, "relu", {"step": 3})
+
+
+def test_saved_policy_loads_back_identical(tmp_path: Path) -> None:
+    policy = small_policy()
+    path = save_policy(policy, tmp_path / "p.npz")
+    loaded = load_policy(path, obs_dim=7, num_actions=5)
+    obs = np.linspace(-1, 1, 7, dtype=np.float32)
+    assert np.array_equal(policy.logits(obs), loaded.logits(obs))
+    assert loaded.activation == "relu" and loaded.info == {"step": 3}
+
+
+def test_file_holds_no_pickled_objects(tmp_path: Path) -> None:
+    path = save_policy(small_policy(), tmp_path / "p.npz")
+    with np.load(path, allow_pickle=False) as data:  # would raise on an object array
+        assert all(data[k].dtype != object for k in data.files)
+
+
+def test_action_is_always_legal_under_the_mask() -> None:
+    policy = small_policy()
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        obs = rng.normal(size=7).astype(np.float32)
+        mask = rng.integers(0, 2, size=5)
+        mask[rng.integers(5)] = 1
+        assert mask[policy.act(obs, mask, rng)] == 1
+        assert mask[policy.act(obs, mask, deterministic=True)] == 1
+
+
+def test_wrong_observation_size_is_a_clear_error(tmp_path: Path) -> None:
+    path = save_policy(small_policy(), tmp_path / "p.npz")
+    with pytest.raises(PolicyFileError, match="size 7"):
+        load_policy(path, obs_dim=8)
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip file", b"PK\x03\x04garbage"])
+def test_corrupt_file_is_a_clear_error(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "bad.npz"
+    path.write_bytes(content)
+    with pytest.raises(PolicyFileError, match="bad.npz"):
+        load_policy(path)
+
+
+def test_foreign_npz_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "other.npz"
+    np.savez(path, a=np.zeros(3))
+    with pytest.raises(PolicyFileError, match="__meta__"):
+        load_policy(path)
+
+
+def test_numpy_forward_matches_maskable_ppo_predict_on_game_observations() -> None:
+    from sb3_contrib import MaskablePPO
+    from torch import nn
+
+    from zavandor_env.env import SingleAgentEnv
+
+    env = SingleAgentEnv(num_players=2)
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16, 16], "activation_fn": nn.ReLU})
+    policy = policy_from_sb3(model)
+    assert policy.activation == "relu"
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=3)
+    for _ in range(60):
+        mask = env.action_masks()
+        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert policy.act(obs, mask, deterministic=True) == int(expected)
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if terminated or truncated:
+            obs, _ = env.reset()

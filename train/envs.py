@@ -1,0 +1,222 @@
+"""Training environments: ``SingleAgentEnv`` with pool opponents, plus the statistics we chart.
+
+:class:`TrainingEnv` wraps one :class:`~zavandor_env.env.SingleAgentEnv`, draws its opponents
+from the pool at every reset, and records, cheaply,
+what TensorBoard shows about the learner: actions per action block, illegal actions, time
+spent inside the environment (opponents' moves included), and one summary per finished game
+(VP, rounds, who it played).  The main process collects them with ``pop_stats()`` through
+``VecEnv.env_method``, which works in one process and across worker processes alike.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from agents.base import Agent
+from zavandor_env.engine.actions import ACTION_BLOCKS, NUM_ACTIONS, OPEN_SENTINEL
+from zavandor_env.engine.view import PlayerView
+from zavandor_env.env import SingleAgentEnv
+
+from .config import TrainConfig
+from .export import NumpyPolicy
+from .opponents import PoolSpec, SnapshotAgent, cached_policy, make_heuristic
+
+
+def _block_table() -> tuple[tuple[str, ...], np.ndarray]:
+    """Chart names of the action blocks and the block index of every action.
+
+    The engine names both auction openings ``open``; the charts keep artifacts and sentinels
+    apart, since opening sentinel auctions is what ends a game.
+    """
+    names: list[str] = []
+    index = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    for block, first, size, _suffixes in ACTION_BLOCKS:
+        if block == "open":
+            block = "open_sentinel" if first == OPEN_SENTINEL else "open_artifact"
+        if block == "bid_plus":
+            block = "bid"
+        names.append(block)
+        index[first:first + size] = len(names) - 1
+    return tuple(names), index
+
+
+BLOCK_NAMES, ACTION_TO_BLOCK = _block_table()
+
+
+class AgentSeat:
+    """Lets an :class:`agents.base.Agent` play an opponent seat of ``SingleAgentEnv``.
+
+    The environment calls ``reset()`` at each new episode and ``act(observation, info)`` for
+    each decision, with the engine game in ``info``; agents expect ``reset(seat, n, seed)`` and
+    ``act(observation, view, legal_actions)``.  This adapter starts the agent's game on its
+    first decision (when the seat is known) and hands it only a :class:`PlayerView`.
+    """
+
+    def __init__(self, agent: Agent, seed: int) -> None:
+        self.agent = agent
+        self._rng = np.random.default_rng(seed)
+        self._view: PlayerView | None = None
+
+    @property
+    def needs_observation(self) -> bool:
+        """Whether the environment must encode an observation for this seat's agent."""
+        return self.agent.needs_observation
+
+    def reset(self) -> None:
+        self._view = None
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> int:
+        game = info["game"]
+        seat = info["seat"]
+        if self._view is None:  # first decision of this game
+            self.agent.reset(seat, game.num_players, int(self._rng.integers(2**31)))
+            self._view = PlayerView(game.state, seat)
+        legal = game.legal_actions()
+        obs = observation if self.agent.needs_observation else None
+        return self.agent.act(obs, self._view, legal)
+
+
+class TrainingEnv(gymnasium.Wrapper):
+    """A ``SingleAgentEnv`` whose opponents are drawn from the pool at every reset, with
+    statistics for the charts.
+
+    Random opponents are handed to the environment as ``None`` (its built-in uniform player),
+    which skips encoding an observation for them; heuristic and snapshot opponents are agents
+    behind :class:`AgentSeat` adapters, one per seat, reused across games.
+    """
+
+    def __init__(self, env: SingleAgentEnv, spec: PoolSpec, seed: int,
+                 truncation_reward: float = 0.0, step_reward: float = 0.0) -> None:
+        super().__init__(env)
+        self.pool_spec = spec
+        self.truncation_reward = truncation_reward
+        self.step_reward = step_reward
+        self.rng = random.Random(seed)
+        others = env.num_players - 1
+        self._snapshot_seats = [AgentSeat(SnapshotAgent(NumpyPolicy([], []), seed + k), seed + k)
+                                for k in range(others)]
+        self._heuristic_seats: list[AgentSeat | None] = [None] * others
+        self.labels = ["random"] * others  # who plays each other seat this game
+        self._blocks = np.zeros(len(BLOCK_NAMES), dtype=np.int64)
+        self._illegal = 0
+        self._env_seconds = 0.0
+        self._episodes: list[dict[str, Any]] = []
+
+    # ---- API used by the trainer ----------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        return self.env.action_masks()  # type: ignore[attr-defined]
+
+    def set_pool(self, spec: PoolSpec) -> None:
+        """Opponents are drawn from ``spec`` from the next episode on."""
+        self.pool_spec = spec
+
+    def pop_stats(self) -> dict[str, Any]:
+        """Statistics since the last call (and reset them)."""
+        stats = {"blocks": self._blocks.copy(), "illegal": self._illegal,
+                 "env_seconds": self._env_seconds, "episodes": self._episodes}
+        self._blocks[:] = 0
+        self._illegal = 0
+        self._env_seconds = 0.0
+        self._episodes = []
+        return stats
+
+    def draw_opponents(self) -> list[AgentSeat | None]:
+        """This game's opponents, one per other seat (in seat order after the learner)."""
+        opponents: list[AgentSeat | None] = []
+        for k in range(len(self.labels)):
+            kind = self.pool_spec.draw_kind(self.rng)
+            if kind == "snapshot":
+                label, path = self.pool_spec.draw_snapshot(self.rng)
+                seat = self._snapshot_seats[k]
+                seat.agent.policy = cached_policy(path)  # type: ignore[attr-defined]
+                opponents.append(seat)
+            elif kind == "heuristic":
+                label = "heuristic"
+                if self._heuristic_seats[k] is None:
+                    agent_seed = self.rng.randrange(2**31)
+                    agent = make_heuristic(agent_seed, self.pool_spec.heuristic_kwargs)
+                    self._heuristic_seats[k] = AgentSeat(agent, agent_seed)
+                opponents.append(self._heuristic_seats[k])
+            else:
+                label = "random"
+                opponents.append(None)
+            self.labels[k] = label
+        return opponents
+
+    # ---- Gymnasium ------------------------------------------------------------------------
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        start = time.perf_counter()
+        self.env.set_opponents(self.draw_opponents())  # type: ignore[attr-defined]
+        out = self.env.reset(**kwargs)
+        self._env_seconds += time.perf_counter() - start
+        return out
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        action = int(action)
+        self._blocks[ACTION_TO_BLOCK[action]] += 1
+        start = time.perf_counter()
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._env_seconds += time.perf_counter() - start
+        reward += self.step_reward
+        if info.get("illegal_action"):
+            self._illegal += 1
+        if terminated or truncated:
+            self._episodes.append(self._summary(info))
+            if truncated and not terminated:
+                # A cut-off game is over for good: charge the penalty and report it as
+                # terminal, so PPO does not bootstrap a future that will never come.
+                reward += self.truncation_reward
+                terminated, truncated = True, False
+        return obs, reward, terminated, truncated, info
+
+    def _summary(self, info: dict[str, Any]) -> dict[str, Any]:
+        env: SingleAgentEnv = self.env  # type: ignore[assignment]
+        game = env.game
+        seat = env.seat
+        n = env.num_players
+        scores = game.scores()
+        labels = ["learner"] * n
+        for k, label in enumerate(self.labels):  # seat order after the learner
+            labels[(seat + 1 + k) % n] = label
+        return {
+            "seat": seat,
+            "scores": scores,
+            "labels": labels,
+            "winners": list(game.winners()),
+            "terminated": bool(game.terminated),
+            "rounds": int(game.state.round),
+            "decisions": len(game.history),
+            "illegal": bool(info.get("illegal_action", False)),
+        }
+
+
+def env_options(cfg: TrainConfig) -> dict[str, Any]:
+    """Keyword arguments of ``SingleAgentEnv`` from a config (env options, then rule options)."""
+    options = dict(cfg.env_kwargs)
+    overlap = sorted(set(options) & set(cfg.game))
+    if overlap:
+        raise ValueError(f"keys {overlap} are given in both env_kwargs and game")
+    options.update(cfg.game)
+    return options
+
+
+def make_training_env(cfg: TrainConfig, spec: PoolSpec, rank: int,
+                      start_step: int = 0) -> Callable[[], TrainingEnv]:
+    """A thunk building environment ``rank``, seeded from ``cfg.seed``, ``rank`` and the step
+    the run starts (or resumes) at, so a resumed run does not replay the same games."""
+
+    def thunk() -> TrainingEnv:
+        seed = int(np.random.SeedSequence([cfg.seed, rank, start_step]).generate_state(1)[0])
+        env = SingleAgentEnv(num_players=cfg.num_players, learner_seat=cfg.learner_seat,
+                             **env_options(cfg))
+        env.reset(seed=seed)  # seeds the env's generator; SB3 resets again on its own
+        env.action_space.seed(seed)
+        return TrainingEnv(env, spec, seed, cfg.truncation_reward, cfg.step_reward)
+
+    return thunk

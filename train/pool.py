@@ -1,0 +1,64 @@
+"""The opponent pool of a run: frozen learner snapshots on disk plus the fixed opponent kinds.
+
+Snapshots are weights-only files (:mod:`train.export`) under ``<run>/pool/``; the pool itself is
+plain data (labels and file names) saved with every checkpoint, so ``--resume`` restores the
+exact pool the learner was training against.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .config import TrainConfig
+from .export import policy_from_sb3, save_policy
+from .opponents import PoolSpec
+
+
+def snapshot_label(step: int) -> str:
+    return f"snap@{step:09d}"
+
+
+class OpponentPool:
+    """Snapshots (oldest first, at most ``cfg.pool_size``) and the draw weights."""
+
+    def __init__(self, directory: Path, cfg: TrainConfig) -> None:
+        self.directory = directory
+        self.cfg = cfg
+        self.snapshots: list[tuple[str, str]] = []  # (label, file name inside directory)
+
+    def spec(self) -> PoolSpec:
+        """The plain-data description sent to every environment."""
+        return PoolSpec(
+            weights=dict(self.cfg.opponent_weights),
+            snapshots=[(label, str(self.directory / name)) for label, name in self.snapshots],
+            latest_share=self.cfg.latest_snapshot_share,
+            heuristic_kwargs=dict(self.cfg.heuristic_kwargs),
+        )
+
+    def add(self, model: Any, step: int) -> str:
+        """Freeze the learner's current actor as a new snapshot; drop the oldest if full."""
+        label = snapshot_label(step)
+        name = f"{label.replace('@', '_')}.npz"
+        save_policy(policy_from_sb3(model, {"step": step}), self.directory / name)
+        self.snapshots = [s for s in self.snapshots if s[0] != label] + [(label, name)]
+        del self.snapshots[: max(0, len(self.snapshots) - self.cfg.pool_size)]
+        return label
+
+    def prune_files(self) -> None:
+        """Delete snapshot files no longer in the pool (called after a checkpoint is saved,
+        so the previous checkpoint's pool never points at a deleted file)."""
+        keep = {name for _, name in self.snapshots}
+        for path in self.directory.glob("snap_*.npz"):
+            if path.name not in keep:
+                path.unlink(missing_ok=True)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"snapshots": [list(s) for s in self.snapshots]}
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        self.snapshots = [(str(label), str(name)) for label, name in data.get("snapshots", [])]
+        missing = [name for _, name in self.snapshots if not (self.directory / name).is_file()]
+        if missing:
+            raise FileNotFoundError(f"pool snapshot file(s) {missing} are missing from "
+                                    f"{self.directory}")

@@ -1,0 +1,82 @@
+"""Publish a trained run as a small, weights-only checkpoint folder with its figures.
+
+    python -m train.publish runs/selfplay_2p__1__<time> --out train/checkpoints/selfplay_2p
+
+writes ``policy.npz`` (weights only, loads with ``agents.PolicyAgent`` without unpickling),
+``config.yaml`` (the run's config) and ``eval.json``: win rates with 95% Wilson intervals,
+mean VP and rounds over ``--games`` fresh evaluation games per opponent, for both the sampled
+and the greedy policy.  Nothing from the SB3 ``.zip`` (pickled objects) is copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from .export import load_policy
+
+
+def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> dict[str, Any]:
+    """Copy the run's weights-only policy and config to ``out`` and evaluate it afresh."""
+    from .evaluate import evaluate
+    from .selfplay import load_run_config
+
+    cfg = load_run_config(run_dir)
+    policy_file = run_dir / "policy.npz"
+    policy = load_policy(policy_file)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(policy_file, out / "policy.npz")
+    shutil.copyfile(run_dir / "config.yaml", out / "config.yaml")
+    figures: dict[str, Any] = {"run": run_dir.name, "step": policy.info.get("step"),
+                               "games_per_row": games, "seed": seed, "results": []}
+    from .envs import env_options
+
+    for deterministic in (False, True):
+        for opponent in ("random", "heuristic"):
+            r = evaluate(policy, opponent, games, cfg.num_players, seed=seed,
+                         deterministic=deterministic, env_kwargs=env_options(cfg))
+            low, high = wilson(r.wins, r.games)
+            row = {"policy": "greedy" if deterministic else "sampled", **r.to_dict(),
+                   "winrate_ci95": [round(low, 4), round(high, 4)]}
+            figures["results"].append(row)
+            print(f"{row['policy']:8s} vs {opponent:9s}: {r.wins}/{r.games} = {r.winrate:.1%} "
+                  f"[{low:.1%}, {high:.1%}], VP {r.mean_vp:.1f} vs {r.mean_opponent_vp:.1f}, "
+                  f"{r.mean_rounds:.1f} rounds, truncated {r.truncated:.0%}")
+    (out / "eval.json").write_text(json.dumps(figures, indent=2))
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m train.publish", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=12345)
+    args = parser.parse_args(argv)
+    try:
+        publish(args.run_dir, args.out, args.games, args.seed)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
