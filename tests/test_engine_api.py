@@ -466,7 +466,7 @@ def test_describe_shows_the_whole_table() -> None:
     for p in game.state.players:
         assert f"Seat {p.seat} ({CHARACTERS[p.character].name})" in text
     for part in (
-        "Turn order: I=seat",
+        "Turn order: I=Seat",
         "gems active",
         "knowledge:",
         "artifacts:",

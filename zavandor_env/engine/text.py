@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .actions import ACTION_NAMES
@@ -28,6 +29,8 @@ from .state import GameState, Phase, PlayerState
 if TYPE_CHECKING:
     from .game import Game
 
+SeatName = Callable[[int], str]
+
 
 def _gems(counts: list[int]) -> str:
     shown = [f"{GEM_NAMES[g]} {n}" for g, n in enumerate(counts) if n]
@@ -43,7 +46,7 @@ def _hand(player: PlayerState) -> str:
     return ", ".join(items) or "empty"
 
 
-def _player_lines(state: GameState, player: PlayerState) -> list[str]:
+def _player_lines(state: GameState, player: PlayerState, name: SeatName) -> list[str]:
     seat = player.seat
     position = state.turn_order.index(seat) if seat in state.turn_order else -1
     where = POSITION_NAMES[position] if position >= 0 else "-"
@@ -72,7 +75,7 @@ def _player_lines(state: GameState, player: PlayerState) -> list[str]:
     slots = f"{sum(player.active)}/{active_slots(player)} slots"
     return [
         (
-            f"Seat {seat} ({CHARACTERS[player.character].name}), position {where}{flagged}: "
+            f"{name(seat)} ({CHARACTERS[player.character].name}), position {where}{flagged}: "
             f"{player.vp} VP ({player.gem_vp} from gems)"
         ),
         f"  gems active ({slots}): {_gems(player.active)}; inactive: {_gems(player.inactive)}",
@@ -86,7 +89,7 @@ def _player_lines(state: GameState, player: PlayerState) -> list[str]:
     ]
 
 
-def _pending(state: GameState) -> list[str]:
+def _pending(state: GameState, name: SeatName) -> list[str]:
     lines = []
     if state.auction_kind >= 0:
         item = (
@@ -96,37 +99,43 @@ def _pending(state: GameState) -> list[str]:
         )
         passed = [s for s in range(state.config.num_players) if (state.passed >> s) & 1]
         bid = (
-            f"high bid {state.high_bid} by seat {state.high_bidder}"
+            f"high bid {state.high_bid} by {name(state.high_bidder)}"
             if state.high_bidder >= 0
             else f"minimum {state.high_bid}, no bid yet"
         )
         lines.append(
-            f"Auction: {item} opened by seat {state.auction_opener}; {bid}; "
+            f"Auction: {item} opened by {name(state.auction_opener)}; {bid}; "
             f"passed: {passed or 'nobody'}"
         )
     if state.phase == Phase.DEBT:
-        lines.append(f"Pending: seat {state.debtor} must sell gems to pay {state.debt_item_price}")
+        lines.append(f"Pending: {name(state.debtor)} must sell gems to pay {state.debt_item_price}")
     elif state.phase == Phase.FREE_LEVEL:
         lines.append(
-            f"Pending: seat {state.current_player} places {state.free_levels} free level(s)"
+            f"Pending: {name(state.current_player)} places {state.free_levels} free level(s)"
         )
     elif state.phase == Phase.LOSE_GEM:
-        lines.append(f"Pending: seats {state.victims} each return an active gem, in this order")
+        lines.append(f"Pending: {', '.join(map(name, state.victims))} each return an active gem, in this order")
     return lines
 
 
-def describe(game: Game) -> str:
+def seat_label(seat: int) -> str:
+    """The default way seats are named: ``"Seat 2"``."""
+    return f"Seat {seat}"
+
+
+def describe(game: Game, name: SeatName = seat_label) -> str:
     """The whole table as readable text: round, phase, turn order with position modifiers,
-    every player's holdings, the display, supplies, decks, the auction and pending decisions."""
+    every player's holdings, the display, supplies, decks, the auction and pending decisions.
+    ``name`` turns a seat index into its label (the environments use ``player_<i>``)."""
     state = game.state
     if state.terminated:
         status = f"game over: winners {game.winners()}"
     elif state.truncated:
         status = "game over: truncated by a safety limit"
     else:
-        status = f"seat {state.current_player} decides"
+        status = f"{name(state.current_player)} decides"
     order = ", ".join(
-        f"{POSITION_NAMES[i]}=seat {seat} ({state.art_mod[seat]:+d} art/"
+        f"{POSITION_NAMES[i]}={name(seat)} ({state.art_mod[seat]:+d} art/"
         f"{state.sen_mod[seat]:+d} sen)"
         for i, seat in enumerate(state.turn_order)
     )
@@ -135,7 +144,7 @@ def describe(game: Game) -> str:
         f"Turn order: {order}",
     ]
     for player in state.players:
-        lines.extend(_player_lines(state, player))
+        lines.extend(_player_lines(state, player, name))
     remaining = [SENTINELS[s].name for s, owner in enumerate(state.sentinel_owner) if owner == -1]
     display = ", ".join(ARTIFACTS[a].name for a in state.display) or "empty"
     lines += [
@@ -150,7 +159,7 @@ def describe(game: Game) -> str:
         + "; concentrated supply: "
         + ", ".join(f"{COLOUR_NAMES[c]} {n}" for c, n in enumerate(state.concentrated_supply)),
     ]
-    lines += _pending(state)
+    lines += _pending(state, name)
     legal = game.legal_actions()
     if legal:
         lines.append("Legal actions: " + ", ".join(ACTION_NAMES[a] for a in legal))
