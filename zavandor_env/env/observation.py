@@ -229,6 +229,28 @@ _DUST0 = NUM_CARD_TOKENS + NUM_COLOURS
 assert TOKEN_VALUE[_DUST0:] == DUST_CHITS and list(CARD_TOKENS) == sorted(CARD_TOKENS)
 
 
+# Fields whose values may be signed, fractional or above 255: encoded apart from the others.
+_WIDE_GLOBAL = ("round", "round_fraction", "high_bid", "debt_price")
+_WIDE_PLAYER = ("price_modifier", "dust", "sages_dust", "balance")
+_WIDE_PRIVATE = ("hand_value", "liquid", "max_payable", "price_at_high_bid")
+
+
+def _wide_index(slots: int) -> np.ndarray:
+    """Positions of the wide fields, in layout order, with ``slots`` player slots present."""
+    names = list(_WIDE_GLOBAL)
+    names += [f"player{i}.{name}" for i in range(slots) for name in _WIDE_PLAYER]
+    names += [f"me.{name}" for name in _WIDE_PRIVATE]
+    index = [i for name in names for i in range(SLICES[name].start, SLICES[name].stop)]
+    assert index == sorted(index)
+    return np.asarray(index, dtype=np.intp)
+
+
+_WIDE_INDEX: Final = tuple(_wide_index(slots) for slots in range(MAX_PLAYERS + 1))
+_ABSENT_BYTES: Final = tuple(
+    bytes(_PRIVATE_START - GLOBAL_SIZE - slots * PLAYER_SIZE) for slots in range(MAX_PLAYERS + 1)
+)
+
+
 def artifact_deck_counts(deck: list[int]) -> list[int]:
     """Copies per artifact type in a deck (its composition is public, its order is not)."""
     counts = [0] * NUM_ARTIFACT_TYPES
@@ -267,21 +289,36 @@ class ObservationEncoder:
         return self._deck_counts[len(deck)]
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
-        """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array."""
-        head, private = self._parts(state, seat)
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)  # absent seats stay zero, unconverted
-        obs[: len(head)] = head
-        obs[_PRIVATE_START:] = private
+        """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array.
+
+        Speed: almost every number is a small non-negative count or flag, and ``bytes()``
+        turns such a list into a buffer several times faster than ``np.array`` converts a
+        list; the few "wide" numbers (money, signed values, ratios) are scattered in after.
+        """
+        head, private, wide = self._parts(state, seat)
+        slots = (len(head) - GLOBAL_SIZE) // PLAYER_SIZE
+        try:
+            data = bytes(head) + _ABSENT_BYTES[slots] + bytes(private)
+            obs = np.frombuffer(data, dtype=np.uint8).astype(np.float32)
+        except ValueError:  # a count beyond 255: not in a real game, but stay correct
+            obs = np.array(head + [0] * (_PRIVATE_START - len(head)) + private, np.float32)
+        obs[_WIDE_INDEX[slots]] = wide
         obs *= _SCALE
-        return np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
+        np.minimum(obs, OBS_BOUND, out=obs)
+        return np.maximum(obs, -OBS_BOUND, out=obs)
 
     def raw(self, state: GameState, seat: int) -> list:
         """Unscaled numbers in layout order (``encode`` multiplies them by the scales)."""
-        head, private = self._parts(state, seat)
-        return head + [0] * (_PRIVATE_START - len(head)) + private
+        head, private, wide = self._parts(state, seat)
+        slots = (len(head) - GLOBAL_SIZE) // PLAYER_SIZE
+        values = head + [0] * (_PRIVATE_START - len(head)) + private
+        for index, value in zip(_WIDE_INDEX[slots].tolist(), wide):
+            values[index] = value
+        return values
 
-    def _parts(self, state: GameState, seat: int) -> tuple[list, list]:
-        """Unscaled numbers: global fields + present players' slots, and the private fields."""
+    def _parts(self, state: GameState, seat: int) -> tuple[list, list, list]:
+        """Unscaled numbers: global fields + present players' slots, the private fields (wide
+        fields hold 0 there), and the wide fields' values in layout order."""
         config = state.config
         players = state.players
         n = config.num_players
@@ -292,7 +329,8 @@ class ObservationEncoder:
 
         # ---- global --------------------------------------------------------------------
         r: list = list(_NUM_PLAYERS_ROWS[n - MIN_PLAYERS])
-        r += (state.round, state.round / config.max_rounds)
+        r += (0, 0)  # round, round_fraction: wide (see _WIDE_FIELDS)
+        w: list = [state.round, state.round / config.max_rounds]
         r += _PHASE_ROWS[phase] if phase != Phase.GAME_OVER else (0, 0, 0, 0, 0)
         r += _BLOCK_ROWS[state.block + 1]
         r += _BITS3[state.blocks_used]
@@ -324,8 +362,8 @@ class ObservationEncoder:
         r += _ART_ROWS[item if kind == 0 else -1]
         r += _SEN_ROWS[item if kind == 1 else -1]
         victims = state.victims
-        r += (state.high_bid if in_auction else 0, in_auction and state.high_bidder < 0,
-              state.debt_item_price, state.free_levels, len(victims))
+        r += (0, in_auction and state.high_bidder < 0, 0, state.free_levels, len(victims))
+        w += (state.high_bid if in_auction else 0, state.debt_item_price)
 
         # ---- players, seat-relative ----------------------------------------------------
         order = state.turn_order
@@ -368,10 +406,10 @@ class ObservationEncoder:
             white = sum(hand[w0:w1])
             red = sum(hand[r0:r1])
             c0, c1, c2, c3, d1, d2, d5, d10 = hand[NUM_CARD_TOKENS:]
-            r += (art_mod[s], sen_mod[s], blue, green, white, red, c0, c1, c2, c3, d1, d2, d5, d10,
-                  d1 + 2 * d2 + 5 * d5 + 10 * d10,
+            r += (0, 0, blue, green, white, red, c0, c1, c2, c3, d1, d2, d5, d10, 0,
                   blue + green + white + red + 3 * (c0 + c1 + c2 + c3) + d1 + d2 + 2 * d5 + 3 * d10,
                   hand_limit(p))
+            w += (art_mod[s], sen_mod[s], d1 + 2 * d2 + 5 * d5 + 10 * d10)
             if p.sages_tokens:
                 sages = [0, 0, 0, 0]
                 for token in p.sages_tokens:
@@ -379,8 +417,9 @@ class ObservationEncoder:
                 r += sages
             else:
                 r += (0, 0, 0, 0)
-            r += (p.sages_dust, p.balance, p.druid_ruby_used, s == turn_player, s == current,
+            r += (0, 0, p.druid_ruby_used, s == turn_player, s == current,
                   s == high_bidder, (passed >> s) & 1, s == debtor, s in victims)
+            w += (p.sages_dust, p.balance)
 
         # ---- private -------------------------------------------------------------------
         me = players[seat]
@@ -389,15 +428,14 @@ class ObservationEncoder:
         for token in me.sages_tokens:
             own_sages[token] += 1
         q += own_sages
+        q += (0, 0, 0, 0)  # hand_value, liquid, max_payable, price_at_high_bid: wide
         value = hand_value(me.hand)
-        q.append(value)
-        q.append(value - me.balance)
-        q.append(max_payable(me) if not me.eliminated else 0)
+        w += (value, value - me.balance, max_payable(me) if not me.eliminated else 0)
         if in_auction and not me.eliminated:
-            q.append(item_price(state, me, kind, item, state.high_bid))
+            w.append(item_price(state, me, kind, item, state.high_bid))
         else:
-            q.append(0)
-        return r, q
+            w.append(0)
+        return r, q, w
 
 
 def decode(obs: np.ndarray) -> dict[str, np.ndarray]:
