@@ -140,7 +140,7 @@ def load_policy(path: str | Path, obs_dim: int | None = None,
     if not path.is_file():
         raise PolicyFileError(f"policy file {str(path)!r} does not exist")
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except Exception as exc:  # noqa: BLE001 -- zipfile, ValueError, OSError...: all "unreadable"
         raise PolicyFileError(f"policy file {str(path)!r} is not a readable .npz: {exc}") from None
