@@ -170,3 +170,36 @@ def test_lazy_top_level_exports() -> None:
     assert zavandor_env.raw_env.metadata["name"] == "zavandor_v0"
     with pytest.raises(AttributeError):
         zavandor_env.not_a_thing  # noqa: B018
+
+
+class _RecordingAgent:
+    """A minimal agent of the project's protocol that remembers what it was given."""
+
+    needs_observation = False
+
+    def __init__(self) -> None:
+        self.resets: list[tuple[int, int]] = []
+        self.seen: list[tuple[object, int]] = []
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        self.resets.append((seat, num_players))
+
+    def act(self, observation, view, legal_actions):  # noqa: ANN001, ANN201
+        self.seen.append((observation, view.seat))
+        return legal_actions[0]
+
+
+def test_agents_of_the_project_protocol_play_their_own_seat_without_observation() -> None:
+    agent = _RecordingAgent()
+    env = SingleAgentEnv(num_players=3, learner_seat=0, opponents=agent)
+    env.reset(seed=3)
+    for _ in range(200):
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if terminated or truncated:
+            break
+    # one agent for two seats: the second seat plays a copy, each reset for its own seat
+    copies = [o.policy for o in env._opponents]
+    assert copies[0] is agent and copies[1] is not agent
+    assert agent.resets[-1] == (1, 3) and copies[1].resets[-1] == (2, 3)
+    assert agent.seen and all(obs is None and seat == 1 for obs, seat in agent.seen)
+    assert all(seat == 2 for _, seat in copies[1].seen)

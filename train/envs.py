@@ -20,7 +20,6 @@ import numpy as np
 
 from agents.base import Agent
 from zavandor_env.engine.actions import ACTION_BLOCKS, NUM_ACTIONS, OPEN_SENTINEL
-from zavandor_env.engine.view import PlayerView
 from zavandor_env.env import SingleAgentEnv
 
 from .config import TrainConfig
@@ -49,46 +48,14 @@ def _block_table() -> tuple[tuple[str, ...], np.ndarray]:
 BLOCK_NAMES, ACTION_TO_BLOCK = _block_table()
 
 
-class AgentSeat:
-    """Lets an :class:`agents.base.Agent` play an opponent seat of ``SingleAgentEnv``.
-
-    The environment calls ``reset()`` at each new episode and ``act(observation, info)`` for
-    each decision, with the engine game in ``info``; agents expect ``reset(seat, n, seed)`` and
-    ``act(observation, view, legal_actions)``.  This adapter starts the agent's game on its
-    first decision (when the seat is known) and hands it only a :class:`PlayerView`.
-    """
-
-    def __init__(self, agent: Agent, seed: int) -> None:
-        self.agent = agent
-        self._rng = np.random.default_rng(seed)
-        self._view: PlayerView | None = None
-
-    @property
-    def needs_observation(self) -> bool:
-        """Whether the environment must encode an observation for this seat's agent."""
-        return self.agent.needs_observation
-
-    def reset(self) -> None:
-        self._view = None
-
-    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> int:
-        game = info["game"]
-        seat = info["seat"]
-        if self._view is None:  # first decision of this game
-            self.agent.reset(seat, game.num_players, int(self._rng.integers(2**31)))
-            self._view = PlayerView(game.state, seat)
-        legal = game.legal_actions()
-        obs = observation if self.agent.needs_observation else None
-        return self.agent.act(obs, self._view, legal)
-
-
 class TrainingEnv(gymnasium.Wrapper):
     """A ``SingleAgentEnv`` whose opponents are drawn from the pool at every reset, with
     statistics for the charts.
 
     Random opponents are handed to the environment as ``None`` (its built-in uniform player),
     which skips encoding an observation for them; heuristic and snapshot opponents are agents
-    behind :class:`AgentSeat` adapters, one per seat, reused across games.
+    of the project's protocol, one per seat, reused across games (the environment resets each
+    for its seat and hands it only that seat's view).
     """
 
     def __init__(self, env: SingleAgentEnv, spec: PoolSpec, seed: int,
@@ -99,9 +66,8 @@ class TrainingEnv(gymnasium.Wrapper):
         self.step_reward = step_reward
         self.rng = random.Random(seed)
         others = env.num_players - 1
-        self._snapshot_seats = [AgentSeat(SnapshotAgent(NumpyPolicy([], []), seed + k), seed + k)
-                                for k in range(others)]
-        self._heuristic_seats: list[AgentSeat | None] = [None] * others
+        self._snapshot_seats = [SnapshotAgent(NumpyPolicy([], []), seed + k) for k in range(others)]
+        self._heuristic_seats: list[Agent | None] = [None] * others
         self.labels = ["random"] * others  # who plays each other seat this game
         self._blocks = np.zeros(len(BLOCK_NAMES), dtype=np.int64)
         self._illegal = 0
@@ -126,22 +92,23 @@ class TrainingEnv(gymnasium.Wrapper):
         self._episodes = []
         return stats
 
-    def draw_opponents(self) -> list[AgentSeat | None]:
+    def draw_opponents(self) -> list[Agent | None]:
         """This game's opponents, one per other seat (in seat order after the learner)."""
-        opponents: list[AgentSeat | None] = []
+        opponents: list[Agent | None] = []
         for k in range(len(self.labels)):
             kind = self.pool_spec.draw_kind(self.rng)
             if kind == "snapshot":
                 label, path = self.pool_spec.draw_snapshot(self.rng)
-                seat = self._snapshot_seats[k]
-                seat.agent.policy = cached_policy(path)  # type: ignore[attr-defined]
-                opponents.append(seat)
+                snapshot = self._snapshot_seats[k]
+                snapshot.policy = cached_policy(path)
+                opponents.append(snapshot)
             elif kind == "heuristic":
                 label = "heuristic"
                 if self._heuristic_seats[k] is None:
                     agent_seed = self.rng.randrange(2**31)
-                    agent = make_heuristic(agent_seed, self.pool_spec.heuristic_kwargs)
-                    self._heuristic_seats[k] = AgentSeat(agent, agent_seed)
+                    self._heuristic_seats[k] = make_heuristic(
+                        agent_seed, self.pool_spec.heuristic_kwargs
+                    )
                 opponents.append(self._heuristic_seats[k])
             else:
                 label = "random"

@@ -18,7 +18,6 @@ from agents.base import Agent, RandomAgent
 from agents.match import competition_ranks
 from zavandor_env.env import SingleAgentEnv
 
-from .envs import AgentSeat
 from .export import NumpyPolicy
 from .opponents import make_heuristic
 
@@ -57,8 +56,7 @@ def evaluate(policy: NumpyPolicy, opponent: str, games: int, num_players: int = 
              seed: int = 0, deterministic: bool = True, env_kwargs: dict[str, Any] | None = None,
              heuristic_kwargs: dict[str, Any] | None = None) -> EvalResult:
     """Play ``games`` games of ``policy`` (one seat) against ``opponent`` agents (all others)."""
-    seats = [AgentSeat(make_agent(opponent, seed * 100 + k, heuristic_kwargs), seed * 100 + k)
-             for k in range(num_players - 1)]
+    seats = [make_agent(opponent, seed * 100 + k, heuristic_kwargs) for k in range(num_players - 1)]
     options = dict(env_kwargs or {})
     options.pop("learner_seat", None)
     rng = np.random.default_rng(seed)

@@ -7,7 +7,14 @@ one episode is one seat's trajectory, so value bootstrapping never mixes seats.
 
 Opponents: ``None`` (uniform random legal play, the default), one policy for every other seat,
 or a sequence of ``num_players - 1`` policies for the other seats in seat order after the
-learner.  A policy is either an object with ``act(observation, info)`` or a callable; it gets
+learner.  A policy is one of:
+
+* an agent of the project's protocol (``agents.Agent``: ``reset(seat, num_players, seed)``
+  and ``act(observation, view, legal_actions)``): it is reset for its seat at every episode
+  and sees only a :class:`~zavandor_env.engine.PlayerView` of its seat (plus the observation
+  if its ``needs_observation`` is true); an agent given for several seats is copied, since an
+  agent plays one seat at a time;
+* an object with ``act(observation, info)`` or a callable; it gets
 ``observation`` = ``{"observation": float32[D], "action_mask": int8[67]}`` (``None`` for a policy
 whose ``needs_observation`` attribute is false) and, if it takes a
 second argument, ``info`` = ``{"agent", "seat", "game", "env"}`` (``game`` is the engine
@@ -22,6 +29,7 @@ An illegal learner action ends the episode with ``illegal_reward`` (default -1) 
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,6 +39,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine.actions import NUM_ACTIONS
+from ..engine.view import PlayerView
 from .aec import RENDER_MODES, raw_env
 from .observation import OBS_BOUND, OBS_SIZE, mask_array
 from .render import render_text
@@ -41,10 +50,11 @@ Policy = Any  # an object with act(observation[, info]) or a callable(observatio
 class _Opponent:
     """A policy with its calling convention worked out once."""
 
-    __slots__ = ("policy", "call", "with_info", "needs_observation")
+    __slots__ = ("policy", "call", "with_info", "needs_observation", "is_agent", "view")
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
+        self.view: PlayerView | None = None  # agents' window on the game, set per episode
         # Rule-based agents (heuristic, search) read the game, not the float vector: skipping
         # the encoding for them is a large share of a training step.
         self.needs_observation = bool(getattr(policy, "needs_observation", True))
@@ -52,7 +62,9 @@ class _Opponent:
         if not callable(call):
             raise TypeError(f"an opponent must be callable or have act(), got {policy!r}")
         self.call: Callable[..., Any] = call
-        self.with_info = _positional_arity(call) >= 2
+        arity = _positional_arity(call)
+        self.is_agent = hasattr(policy, "act") and arity >= 3  # act(observation, view, legal)
+        self.with_info = arity >= 2
 
 
 def _positional_arity(fn: Callable[..., Any]) -> int:
@@ -112,9 +124,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.illegal_actions = 0
-        self._opponents: list[_Opponent | None] = []
-        self._pending: Policy | Sequence[Policy] | None = opponents
-        self._set_opponents_now(opponents)
+        self._opponents = self._build_opponents(opponents)
+        self._pending: list[_Opponent | None] | None = None
         self._seat = 0
         self._agent = "player_0"
         self._done = True
@@ -122,10 +133,11 @@ class SingleAgentEnv(gymnasium.Env):
     # ---- opponents --------------------------------------------------------------------
     def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
         """Use these opponents from the next :meth:`reset` on."""
-        self._check_opponents(opponents)
-        self._pending = opponents
+        self._pending = self._build_opponents(opponents)
 
-    def _check_opponents(self, opponents: Policy | Sequence[Policy] | None) -> list[_Opponent | None]:
+    def _build_opponents(
+        self, opponents: Policy | Sequence[Policy] | None
+    ) -> list[_Opponent | None]:
         others = self.num_players - 1
         if opponents is None:
             return [None] * others
@@ -133,19 +145,26 @@ class SingleAgentEnv(gymnasium.Env):
             if len(opponents) != others:
                 raise ValueError(f"give one opponent per other seat ({others}), "
                                  f"got {len(opponents)}")
-            return [None if p is None else _Opponent(p) for p in opponents]
-        single = _Opponent(opponents)
-        return [single] * others
-
-    def _set_opponents_now(self, opponents: Policy | Sequence[Policy] | None) -> None:
-        self._opponents = self._check_opponents(opponents)
+            seats = list(opponents)
+        else:
+            seats = [opponents] * others
+        built: list[_Opponent | None] = []
+        seen: set[int] = set()
+        for policy in seats:
+            if policy is not None and id(policy) in seen and _Opponent(policy).is_agent:
+                policy = copy.deepcopy(policy)  # an agent plays one seat at a time
+            if policy is not None:
+                seen.add(id(policy))
+            built.append(None if policy is None else _Opponent(policy))
+        return built
 
     # ---- Gymnasium API ----------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        self._set_opponents_now(self._pending)
+        if self._pending is not None:
+            self._opponents, self._pending = self._pending, None
         rng = self.np_random
         game_seed = int(rng.integers(2**31))
         self.aec.reset(seed=game_seed)
@@ -154,9 +173,19 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             self._seat = self.learner_seat
         self._agent = self.aec.possible_agents[self._seat]
-        for opponent in {id(o): o for o in self._opponents if o is not None}.values():
+        state = self.aec.game.state
+        reset_done: set[int] = set()
+        for k, opponent in enumerate(self._opponents):
+            if opponent is None:
+                continue
+            if opponent.is_agent:
+                seat = (self._seat + 1 + k) % self.num_players
+                opponent.policy.reset(seat, self.num_players, int(rng.integers(2**31)))
+                opponent.view = PlayerView(state, seat)
+                continue
             reset = getattr(opponent.policy, "reset", None)
-            if callable(reset):
+            if callable(reset) and id(opponent.policy) not in reset_done:
+                reset_done.add(id(opponent.policy))
                 reset()
         self._done = False
         self._play_opponents()
@@ -246,7 +275,9 @@ class SingleAgentEnv(gymnasium.Env):
             else:
                 agent = aec.possible_agents[seat]
                 observation = aec.observe(agent) if opponent.needs_observation else None
-                if opponent.with_info:
+                if opponent.is_agent:
+                    action = opponent.call(observation, opponent.view, game.legal_actions())
+                elif opponent.with_info:
                     info = {"agent": agent, "seat": seat, "game": game, "env": aec}
                     action = opponent.call(observation, info)
                 else:
