@@ -95,3 +95,21 @@ def test_eval_cli_runs_in_parallel_and_writes_reports(tmp_path, capsys):
 def test_eval_cli_reports_bad_agents_with_exit_code_2(capsys):
     assert main(["eval", "--agents", "heuristic", "wizard", "--quiet"]) == 2
     assert "unknown agent" in capsys.readouterr().err
+
+
+def test_eval_cli_takes_rule_options_and_player_count_from_a_game_file(tmp_path, capsys):
+    game_file = tmp_path / "game.yaml"
+    game_file.write_text("num_players: 3\none_value_dust: true\n")
+    rc = main(["eval", "--agents", "heuristic", "random", "--game", str(game_file),
+               "--games", "3", "--workers", "1", "--out", str(tmp_path / "out"), "--quiet",
+               "--no-chart"])
+    assert rc == 0
+    assert "3 players" in capsys.readouterr().out
+
+
+def test_eval_cli_rejects_a_game_file_that_does_not_fit(tmp_path, capsys):
+    game_file = tmp_path / "game.yaml"
+    game_file.write_text("characters: [witch, elf, druid]\nnum_players: 3\n")
+    rc = main(["eval", "--agents", "heuristic", "random", "--game", str(game_file),
+               "--players", "2", "--quiet"])
+    assert rc == 2 and "characters" in capsys.readouterr().err

@@ -49,6 +49,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 games=args.games or 100, seed=args.seed or 0, workers=args.workers,
                 save_replays=args.save_replays,
             )
+        if args.game:
+            config = _with_game_file(config, args.game, players_given=args.players is not None)
     except (OSError, ValueError) as exc:
         print(f"zavandor eval: {exc}", file=sys.stderr)
         return 2
@@ -59,6 +61,23 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         paths = report.write(args.out, chart=not args.no_chart)
         print(f"wrote {len(paths)} file(s) to {args.out}")
     return 0
+
+
+def _with_game_file(config, path: str, players_given: bool):  # noqa: ANN001, ANN202
+    """The tournament with the rule options (and, unless --players is given, the player
+    count) of a game config file."""
+    import dataclasses
+
+    from .engine import GameConfig
+
+    game = GameConfig.from_yaml(path).to_dict()
+    players = game.pop("num_players")
+    options = {k: v for k, v in game.items() if v != getattr(GameConfig, k, None)}
+    return dataclasses.replace(  # re-validated: e.g. chosen characters must fit --players
+        config,
+        num_players=config.num_players if players_given else players,
+        game_options={**config.game_options, **options},
+    )
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -157,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--players", type=int, default=None, help="players per game (2-6)")
     ev.add_argument("--games", type=int, default=None, help="games per lineup")
     ev.add_argument("--seed", type=int, default=None, help="first deal seed")
+    ev.add_argument("--game", metavar="YAML", help="game config file (configs/game/*.yaml): "
+                    "rule options and, unless --players is given, the player count")
     ev.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     ev.add_argument("--out", help="directory for summary.json/csv, games.csv, chart.png")
     ev.add_argument("--save-replays", action="store_true", help="write every game to --out")

@@ -8,6 +8,7 @@ producing a broken game later.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from .data import CHARACTER_INDEX, MAX_PLAYERS, MIN_PLAYERS
@@ -103,6 +104,23 @@ class GameConfig:
         if data["characters"] is not None:
             data["characters"] = list(data["characters"])
         return data
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> GameConfig:
+        """Load a game config file (``configs/game/*.yaml``): a mapping of config fields."""
+        import yaml  # only needed here; the engine's hot path never reads files
+
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except OSError as exc:
+            raise ConfigError(f"cannot read game config {str(path)!r}: {exc}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"game config {str(path)!r} is not valid YAML: {exc}") from None
+        try:
+            return cls.from_dict(data if data is not None else {})
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameConfig:
