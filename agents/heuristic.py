@@ -79,6 +79,7 @@ from zavandor_env.engine.data import (
     Gem,
     Sen,
 )
+from zavandor_env.engine.economy import hand_load
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, Phase
 from zavandor_env.engine.view import PlayerView, SeatView
 
@@ -414,6 +415,8 @@ def storable(view: PlayerView) -> int:
     me = view.me
     hand = me.hand
     slots = me.hand_limit
+    if hand_load(hand) <= slots:  # everything fits: nothing to choose
+        return me.hand_value
     items: list[tuple[float, int, int]] = []  # (value per slot, slots, value)
     for t in range(NUM_CARD_TOKENS):
         items.extend([(TOKEN_VALUE[t], 1, TOKEN_VALUE[t])] * hand[t])

@@ -25,9 +25,9 @@ from .data import (
     NUM_COLOURS,
     NUM_TOKENS,
     TOKEN_COLOUR,
-    TOKEN_LOAD,
     TOKEN_VALUE,
 )
+from .economy import hand_load, hand_value
 from .queries import active_slots, gems_sale_value, hand_limit, item_price, may_acquire, may_own_gem
 from .scoring import sentinel_vp, victory_points
 from .state import GameState, Phase
@@ -154,8 +154,7 @@ class SeatView:
     @property
     def hand_load(self) -> int:
         """Hand-limit slots used (known from counts alone)."""
-        hand = self._p.hand
-        return sum(hand[t] * TOKEN_LOAD[t] for t in range(NUM_TOKENS) if hand[t])
+        return hand_load(self._p.hand)
 
     @property
     def hand_limit(self) -> int:
@@ -199,8 +198,7 @@ class SeatView:
     @property
     def hand_value(self) -> int:
         self._require_own("hand value")
-        hand = self._p.hand
-        return sum(hand[t] * TOKEN_VALUE[t] for t in range(NUM_TOKENS) if hand[t])
+        return hand_value(self._p.hand)
 
     @property
     def liquid(self) -> int:

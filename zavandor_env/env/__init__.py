@@ -6,9 +6,9 @@ Importing this package imports PettingZoo and Gymnasium; ``import zavandor_env.e
 
 from __future__ import annotations
 
+from .. import GYM_ID, register_gymnasium
 from .aec import ENV_NAME, env, raw_env
 from .observation import OBS_SIZE, SLICES, ObservationEncoder, decode
-from .. import GYM_ID, register_gymnasium
 from .single_agent import SingleAgentEnv
 
 register_gymnasium()
