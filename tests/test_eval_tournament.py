@@ -21,6 +21,9 @@ def test_wilson_interval_matches_known_values():
     assert hi == 1.0 and lo == pytest.approx(0.9812, abs=1e-4)
     with pytest.raises(ValueError):
         wilson_interval(11, 10)
+    narrow = wilson_interval(900, 1000)
+    wide = wilson_interval(90, 100)
+    assert narrow[1] - narrow[0] < wide[1] - wide[0]
 
 
 def test_summary_counts_shared_wins_ranks_and_head_to_head():

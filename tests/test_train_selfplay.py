@@ -131,12 +131,3 @@ def test_publish_writes_weights_config_and_figures_only(
     assert all(0 <= r["winrate_ci95"][0] <= r["winrate"] <= r["winrate_ci95"][1] <= 1
                for r in figures["results"])
     PolicyAgent(out / "policy.npz")
-
-
-def test_wilson_interval_brackets_the_rate_and_narrows_with_games() -> None:
-    from train.publish import wilson
-
-    low, high = wilson(90, 100)
-    assert low < 0.9 < high and high - low < 0.13
-    assert wilson(900, 1000)[1] - wilson(900, 1000)[0] < high - low
-    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0

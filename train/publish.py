@@ -12,24 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
+from agents.stats import wilson_interval
+
 from .export import load_policy
-
-
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if games == 0:
-        return (0.0, 1.0)
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> dict[str, Any]:
@@ -51,7 +41,7 @@ def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> di
         for opponent in ("random", "heuristic"):
             r = evaluate(policy, opponent, games, cfg.num_players, seed=seed,
                          deterministic=deterministic, env_kwargs=env_options(cfg))
-            low, high = wilson(r.wins, r.games)
+            low, high = wilson_interval(r.wins, r.games)
             row = {"policy": "greedy" if deterministic else "sampled", **r.to_dict(),
                    "winrate_ci95": [round(low, 4), round(high, 4)]}
             figures["results"].append(row)
