@@ -221,10 +221,16 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions now (sb3-contrib MaskablePPO)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if not self._done:
-            mask[list(self.aec.game.legal_actions())] = True
-        return mask
+        if self._done:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self._learner_mask().astype(bool)
+
+    def _learner_mask(self) -> np.ndarray:
+        # While the episode runs the learner is the deciding agent, whose int8 mask the AEC
+        # env already built for this decision: reuse it rather than rebuild it.
+        if self.aec.game.is_over:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return self.aec._mask
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -253,8 +259,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec._encoder.encode(self.aec.game.state, self._seat)
 
     def _info(self) -> dict[str, Any]:
-        legal = () if self._done else self.aec.game.legal_actions()
-        return {"action_mask": mask_array(legal), "seat": self._seat}
+        mask = mask_array(()) if self._done else self._learner_mask().copy()
+        return {"action_mask": mask, "seat": self._seat}
 
     def _play_opponents(self) -> None:
         """Let the other seats act until the learner must decide or the game is over."""
