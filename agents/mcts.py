@@ -152,7 +152,7 @@ class MCTSAgent(Agent):
         state = game.state
         n = game.num_players
         views = [PlayerView(state, s) for s in range(n)]
-        path: list[tuple[list[Any], int]] = []
+        path: list[tuple[list[Any], int]] = []  # (edge, seat that chose it)
         node = root
         # Selection and expansion.
         while not game.is_over:
@@ -166,7 +166,7 @@ class MCTSAgent(Agent):
                     edges[a][2] += 1
             if untried:
                 action = prior if prior in untried else untried[int(self.rng.random() * len(untried))]
-                edge = [0, 0.0, 1, _Node()]
+                edge: list[Any] = [0, 0.0, 1, _Node()]
                 edges[action] = edge
                 path.append((edge, seat))
                 game.apply(action)

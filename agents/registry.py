@@ -111,14 +111,14 @@ def parse_spec(spec: str | Mapping[str, Any]) -> AgentSpec:
     import yaml
 
     name, _, rest = spec.strip().partition(":")
-    params: dict[str, Any] = {}
+    parsed: dict[str, Any] = {}
     if rest:
         for item in rest.split(","):
             key, eq, value = item.partition("=")
             if not eq or not key.strip():
                 raise ValueError(f"bad agent parameter {item!r} in {spec!r} (want key=value)")
-            params[key.strip()] = yaml.safe_load(value.strip())
-    return AgentSpec(name.strip(), params)
+            parsed[key.strip()] = yaml.safe_load(value.strip())
+    return AgentSpec(name.strip(), parsed)
 
 
 def make_agent(spec: str | Mapping[str, Any], seed: int | None = None) -> Agent:

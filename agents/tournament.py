@@ -302,11 +302,11 @@ class TournamentReport:
         with open(path, "w", newline="", encoding="utf-8") as fh:
             fields = ["label", "seats_played", "wins", "win_rate", "ci95_low", "ci95_high",
                       "mean_rank", "mean_vp", "rating_mu", "rating_sigma", "rating_ordinal"]
-            writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
-            writer.writeheader()
+            summary = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+            summary.writeheader()
             for row in rows:
                 row["ci95_low"], row["ci95_high"] = row["win_rate_ci95"]
-                writer.writerow(row)
+                summary.writerow(row)
         written.append(path)
         path = out / "games.csv"
         with open(path, "w", newline="", encoding="utf-8") as fh:

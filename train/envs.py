@@ -130,7 +130,7 @@ class TrainingEnv(gymnasium.Wrapper):
         start = time.perf_counter()
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._env_seconds += time.perf_counter() - start
-        reward += self.step_reward
+        reward = float(reward) + self.step_reward
         if info.get("illegal_action"):
             self._illegal += 1
         if terminated or truncated:

@@ -124,7 +124,7 @@ def save_policy(policy: NumpyPolicy, path: str | Path) -> Path:
     arrays["action.bias"] = policy.biases[-1]
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:  # write-then-rename: a killed run never leaves half a file
-        np.savez(fh, **arrays)
+        np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs miss **arrays
     tmp.replace(path)
     return path
 

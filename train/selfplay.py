@@ -22,6 +22,7 @@ import os
 import random
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,9 @@ def make_vec_env(cfg: TrainConfig, spec: Any, start_step: int = 0) -> Any:
 
     from .envs import make_training_env
 
-    thunks = [make_training_env(cfg, spec, rank, start_step) for rank in range(cfg.n_envs)]
+    thunks: list[Callable[[], Any]] = [
+        make_training_env(cfg, spec, rank, start_step) for rank in range(cfg.n_envs)
+    ]
     vec = DummyVecEnv(thunks) if cfg.vec_env == "dummy" else SubprocVecEnv(thunks)
     return VecMonitor(vec)  # SB3's rollout/ep_rew_mean and ep_len_mean
 

@@ -93,8 +93,8 @@ def as_action_index(action: object) -> int:
     if isinstance(action, bool):
         return -1
     try:
-        return operator.index(action)  # NumPy integers; NumPy bools and floats raise
-    except TypeError:
+        return operator.index(action)  # type: ignore[arg-type]  # NumPy ints pass
+    except TypeError:  # NumPy bools, floats, anything else
         return -1
 
 

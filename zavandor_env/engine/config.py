@@ -123,7 +123,7 @@ class GameConfig:
             raise ConfigError(f"{path}: {exc}") from None
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameConfig:
+    def from_dict(cls, data: Any) -> GameConfig:
         """Build a config from plain data, rejecting unknown keys with a clear error."""
         if not isinstance(data, dict):
             raise ConfigError(f"a game config must be a mapping, got {type(data).__name__}")

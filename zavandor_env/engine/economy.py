@@ -17,6 +17,7 @@ never lose value they need not lose:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import mul
 from typing import Final
 
@@ -100,12 +101,12 @@ def gain_dust(player: PlayerState, amount: int, one_value_dust: bool = False) ->
     return amount - given
 
 
-def hand_value(hand: list[int]) -> int:
+def hand_value(hand: Sequence[int]) -> int:
     """Total energy value of a hand vector."""
     return sum(map(mul, hand, TOKEN_VALUE))
 
 
-def hand_load(hand: list[int]) -> int:
+def hand_load(hand: Sequence[int]) -> int:
     """Hand-limit slots used by a hand vector."""
     return sum(map(mul, hand, TOKEN_LOAD))
 
@@ -265,7 +266,7 @@ def enforce_hand_limit(state: GameState, player: PlayerState, limit: int) -> int
     card_prefix = [0]
     for t in cards:
         card_prefix.append(card_prefix[-1] + TOKEN_VALUE[t])
-    best = (-1, 0, 0, (0, 0, 0, 0))
+    best: tuple[int, int, int, tuple[int, ...]] = (-1, 0, 0, (0, 0, 0, 0))
     conc_value = 0
     for k in range(len(concs) + 1):
         if k:

@@ -127,9 +127,9 @@ def token_index(name: str) -> int:
         except ValueError:
             pass
     else:
-        for colour, cname in enumerate(COLOUR_NAMES):
+        for colour_index, cname in enumerate(COLOUR_NAMES):
             if name.startswith(cname) and name[len(cname):].isdigit():
-                key = (colour, int(name[len(cname):]))
+                key = (colour_index, int(name[len(cname):]))
                 if key in CARD_TOKEN_INDEX:
                     return CARD_TOKEN_INDEX[key]
     raise ScenarioError(f"unknown hand token {name!r} (e.g. blue5, conc_red, dust10)")

@@ -104,12 +104,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
-        self.game: Game | None = None
+        self._game: Game | None = None
         self._encoder = ObservationEncoder()
         self._seeds = random.Random()
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._vp: list[int] = []
         self._rewards_set = False
+
+    @property
+    def game(self) -> Game:
+        """The engine game being played (the full state: for evaluation and debugging)."""
+        if self._game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self._game
 
     # ---- spaces ---------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -131,7 +138,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             game_seed = seed
         else:
             game_seed = self._seeds.randrange(2**31)
-        self.game = Game.new(self.config, seed=game_seed)
+        self._game = Game.new(self.config, seed=game_seed)
         self._encoder.reset(self.game.state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -172,7 +179,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             return
         game = self.game
         try:
-            game.apply(action)
+            game.apply(action)  # type: ignore[arg-type]  # None is rejected as illegal
         except IllegalActionError as exc:
             exc.args = (f"{agent} cannot play that: {exc.args[0]}",)
             raise
@@ -223,7 +230,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
                                   "'ansi' or 'human' when making the environment")
             return None
-        if self.game is None:
+        if self._game is None:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "ansi":
             return render_text(self.game, colour=False)

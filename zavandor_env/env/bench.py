@@ -14,6 +14,8 @@ import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +46,7 @@ class EnvBenchResult:
                 f"{self.steps / max(1, self.games):>6.0f} steps/game")
 
 
-def bench_aec(make_env: Callable[[], object], name: str, seconds: float = 3.0,
+def bench_aec(make_env: Callable[[], Any], name: str, seconds: float = 3.0,
               seed: int = 0) -> EnvBenchResult:
     """Random play through any PettingZoo AEC env whose observation or info has a mask."""
     aec = make_env()
@@ -78,7 +80,7 @@ def bench_aec(make_env: Callable[[], object], name: str, seconds: float = 3.0,
     return EnvBenchResult(name, steps, games, elapsed)
 
 
-def _peer_factory(name: str) -> Callable[[], object]:
+def _peer_factory(name: str) -> Callable[[], Any]:
     module = importlib.import_module(f"pettingzoo.classic.{name}")  # ImportError if missing
     return module.env
 
@@ -91,10 +93,10 @@ def bench_env_section(args: argparse.Namespace) -> list[EnvBenchResult]:
     seconds, seed = args.seconds, args.seed
     rows: list[EnvBenchResult] = []
     for n in args.players:
-        rows.append(bench_aec(lambda n=n: env(num_players=n), f"zavandor_v0 env() {n}p",
+        rows.append(bench_aec(partial(env, num_players=n), f"zavandor_v0 env() {n}p",
                               seconds, seed))
     for n in args.players:
-        rows.append(bench_aec(lambda n=n: raw_env(num_players=n), f"zavandor_v0 raw_env {n}p",
+        rows.append(bench_aec(partial(raw_env, num_players=n), f"zavandor_v0 raw_env {n}p",
                               seconds, seed))
     reference = None
     for peer in PEERS:

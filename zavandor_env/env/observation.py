@@ -176,7 +176,7 @@ OBS_SIZE: Final = GLOBAL_SIZE + MAX_PLAYERS * PLAYER_SIZE + PRIVATE_SIZE
 def _build_slices() -> dict[str, slice]:
     slices: dict[str, slice] = {}
     at = 0
-    sections = [("", GLOBAL_FIELDS)]
+    sections: list[tuple[str, tuple[ObsField, ...]]] = [("", GLOBAL_FIELDS)]
     sections += [(f"player{i}.", PLAYER_FIELDS) for i in range(MAX_PLAYERS)]
     sections += [("me.", PRIVATE_FIELDS)]
     for prefix, fields in sections:

@@ -236,7 +236,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        if self.aec.game is None:
+        if self.aec._game is None:
             raise RuntimeError("call reset() before render()")
         text = render_text(self.aec.game, colour=self.render_mode == "human")
         if self.render_mode == "ansi":
