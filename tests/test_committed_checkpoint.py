@@ -1,29 +1,38 @@
-"""The trained 2-player checkpoint shipped in the repository loads and plays legally."""
+"""The trained checkpoints shipped in the repository load and play legally."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from agents import PolicyAgent, RandomAgent
 from agents.match import play_game
 from zavandor_env.engine import GameConfig
 
-CHECKPOINT = Path(__file__).parent.parent / "train" / "checkpoints" / "selfplay_2p"
+CHECKPOINTS = Path(__file__).parent.parent / "train" / "checkpoints"
+SHIPPED = [("selfplay_2p", 2), ("selfplay_4p", 4)]
 
 
-def test_committed_checkpoint_plays_legal_games_against_random() -> None:
-    policy = PolicyAgent(CHECKPOINT / "policy.npz", seed=0)
-    for seed in range(3):
+@pytest.mark.parametrize("name,players", SHIPPED)
+def test_committed_checkpoint_plays_legal_games_against_random(name: str, players: int) -> None:
+    policy = PolicyAgent(CHECKPOINTS / name / "policy.npz", seed=0)
+    for seed in range(2):
         # play_game raises IllegalActionError on any illegal action
-        result = play_game([policy, RandomAgent(seed=seed)], seed=seed,
-                           config=GameConfig(num_players=2))
-        assert result.scores[0] > result.scores[1]
+        others = [RandomAgent(seed=seed * 10 + i) for i in range(players - 1)]
+        result = play_game([policy, *others], seed=seed, config=GameConfig(num_players=players))
+        assert result.scores[0] > max(result.scores[1:])
 
 
-def test_committed_checkpoint_has_its_config_and_evaluation_figures() -> None:
-    figures = json.loads((CHECKPOINT / "eval.json").read_text())
+@pytest.mark.parametrize("name,players", SHIPPED)
+def test_committed_checkpoint_has_its_config_and_evaluation_figures(
+    name: str, players: int
+) -> None:
+    checkpoint = CHECKPOINTS / name
+    figures = json.loads((checkpoint / "eval.json").read_text())
     rows = {(r["policy"], r["opponent"]): r for r in figures["results"]}
     assert rows[("sampled", "random")]["winrate"] >= 0.9
     assert rows[("sampled", "random")]["games"] >= 200
-    assert (CHECKPOINT / "config.yaml").is_file()
+    assert (checkpoint / "config.yaml").is_file()
+    assert f"num_players: {players}" in (checkpoint / "config.yaml").read_text()
