@@ -153,6 +153,21 @@ def _default_weights() -> HeuristicWeights:
     return HeuristicWeights()
 
 
+def resolve_weights(
+    weights: HeuristicWeights | Mapping[str, Any] | None, base: HeuristicWeights | None = None
+) -> HeuristicWeights:
+    """Full weights: ``weights`` itself, or ``base`` (default: the built-in weights) with the
+    given keys overridden."""
+    if isinstance(weights, HeuristicWeights):
+        return weights
+    base = base if base is not None else _default_weights()
+    if not weights:
+        return base
+    merged = base.to_dict()
+    merged.update(weights)
+    return HeuristicWeights.from_mapping(merged)
+
+
 class HeuristicAgent(Agent):
     """Competent rule-based play (see the module docstring).  Deterministic given the view,
     except that exact ties are broken by the seeded generator.
@@ -173,17 +188,8 @@ class HeuristicAgent(Agent):
         config: str | Path | None = None,
     ) -> None:
         super().__init__(seed)
-        if config is not None:
-            base = HeuristicWeights.from_yaml(config)
-        else:
-            base = _default_weights()
-        if isinstance(weights, HeuristicWeights):
-            base = weights
-        elif weights:
-            merged = base.to_dict()
-            merged.update(weights)
-            base = HeuristicWeights.from_mapping(merged)
-        self.w = base
+        base = HeuristicWeights.from_yaml(config) if config is not None else None
+        self.w = resolve_weights(weights, base)
 
     # ---- protocol -----------------------------------------------------------------------
     def act(

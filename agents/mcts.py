@@ -39,7 +39,7 @@ from zavandor_env.engine.determinize import determinize
 from zavandor_env.engine.view import PlayerView
 
 from .base import Agent
-from .heuristic import GEM_INCOME, HeuristicWeights, _default_weights, choose, horizon
+from .heuristic import GEM_INCOME, HeuristicWeights, choose, horizon, resolve_weights
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
 
@@ -99,14 +99,7 @@ class MCTSAgent(Agent):
         self.prior_weight = prior_weight
         self.eval_scale = eval_scale
         self.search_all = search_all
-        if isinstance(weights, HeuristicWeights):
-            self.w = weights
-        else:
-            self.w = _default_weights()
-            if weights:
-                merged = self.w.to_dict()
-                merged.update(weights)
-                self.w = HeuristicWeights.from_mapping(merged)
+        self.w = resolve_weights(weights)
         self.last_iterations = 0
 
     def act(

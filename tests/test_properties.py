@@ -59,6 +59,7 @@ RULE_OPTIONS = (
     "one_value_dust",
     "catchup_small_games",
     "skip_forced_decisions",
+    "no_undo_activation",
 )
 OPTION_FLIP_RATE = 1 / 6
 UNIFORM_MAX_ROUNDS = 25  # uniform games collapse early; later rounds add time, not coverage
