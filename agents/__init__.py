@@ -12,21 +12,21 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "Agent": "agents.base",
-    "RandomAgent": "agents.base",
-    "PassAgent": "agents.base",
-    "HeuristicAgent": "agents.heuristic",
-    "HeuristicWeights": "agents.heuristic",
-    "MCTSAgent": "agents.mcts",
-    "PolicyAgent": "agents.policy",
-    "PolicyLoadError": "agents.policy",
-    "HumanAgent": "agents.human",
-    "AgentSpec": "agents.registry",
-    "make_agent": "agents.registry",
-    "parse_spec": "agents.registry",
-    "REGISTRY": "agents.registry",
-    "play_game": "agents.match",
-    "GameResult": "agents.match",
+    "Agent": "zavandor_env.agents.base",
+    "RandomAgent": "zavandor_env.agents.base",
+    "PassAgent": "zavandor_env.agents.base",
+    "HeuristicAgent": "zavandor_env.agents.heuristic",
+    "HeuristicWeights": "zavandor_env.agents.heuristic",
+    "MCTSAgent": "zavandor_env.agents.mcts",
+    "PolicyAgent": "zavandor_env.agents.policy",
+    "PolicyLoadError": "zavandor_env.agents.policy",
+    "HumanAgent": "zavandor_env.agents.human",
+    "AgentSpec": "zavandor_env.agents.registry",
+    "make_agent": "zavandor_env.agents.registry",
+    "parse_spec": "zavandor_env.agents.registry",
+    "REGISTRY": "zavandor_env.agents.registry",
+    "play_game": "zavandor_env.agents.match",
+    "GameResult": "zavandor_env.agents.match",
 }
 
 __all__ = list(_EXPORTS)  # resolved lazily in __getattr__

@@ -42,7 +42,7 @@ def competition_ranks(scores: Sequence[int]) -> list[int]:
 
 def default_observation_fn() -> ObservationFn:
     """The environment's observation dict for a seat (imported lazily: it needs numpy)."""
-    from zavandor_env.env.observation import ObservationEncoder, mask_array
+    from zavandor_env.envs.observation import ObservationEncoder, mask_array
 
     encoder = ObservationEncoder()
 

@@ -31,7 +31,7 @@ class PolicyLoadError(ValueError):
 
 def _env_sizes() -> tuple[int, int]:
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.env.observation import OBS_SIZE
+    from zavandor_env.envs.observation import OBS_SIZE
 
     return OBS_SIZE, NUM_ACTIONS
 
@@ -134,7 +134,7 @@ def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
 
 
 def _load_numpy(path: Path, obs_dim: int, num_actions: int) -> Any:
-    from train.export import PolicyFileError, load_policy
+    from zavandor_env.train.export import PolicyFileError, load_policy
 
     try:
         return load_policy(path, obs_dim=obs_dim, num_actions=num_actions)

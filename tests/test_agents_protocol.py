@@ -7,13 +7,13 @@ import zipfile
 
 import pytest
 
-import agents
-from agents.base import PassAgent, RandomAgent
-from agents.heuristic import HeuristicAgent, HeuristicWeights
-from agents.human import HumanAgent, parse_answer
-from agents.match import competition_ranks, play_game
-from agents.mcts import MCTSAgent
-from agents.registry import make_agent, parse_spec
+from zavandor_env import agents
+from zavandor_env.agents.base import PassAgent, RandomAgent
+from zavandor_env.agents.heuristic import HeuristicAgent, HeuristicWeights
+from zavandor_env.agents.human import HumanAgent, parse_answer
+from zavandor_env.agents.match import competition_ranks, play_game
+from zavandor_env.agents.mcts import MCTSAgent
+from zavandor_env.agents.registry import make_agent, parse_spec
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import END_TURN, string_to_action
 from zavandor_env.engine.view import HiddenInformationError, PlayerView
@@ -175,8 +175,8 @@ def _write_npz(path, obs_dim, num_actions, hidden=8):
 
 
 def test_policy_agent_errors_on_missing_corrupt_and_incompatible_files(tmp_path):
-    from agents.policy import PolicyAgent, PolicyLoadError
-    from zavandor_env.env.observation import OBS_SIZE
+    from zavandor_env.agents.policy import PolicyAgent, PolicyLoadError
+    from zavandor_env.envs.observation import OBS_SIZE
 
     with pytest.raises(PolicyLoadError, match="does not exist"):
         PolicyAgent(tmp_path / "none.zip")
@@ -208,8 +208,8 @@ def test_policy_agent_errors_on_missing_corrupt_and_incompatible_files(tmp_path)
 
 
 def test_policy_agent_plays_a_weights_only_export_within_the_mask(tmp_path):
-    from agents.policy import PolicyAgent
-    from zavandor_env.env.observation import OBS_SIZE
+    from zavandor_env.agents.policy import PolicyAgent
+    from zavandor_env.envs.observation import OBS_SIZE
 
     path = tmp_path / "tiny.npz"
     _write_npz(path, OBS_SIZE, 67)
@@ -222,8 +222,8 @@ def test_policy_agent_plays_an_sb3_checkpoint(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from agents.policy import PolicyAgent
-    from zavandor_env.env import SingleAgentEnv
+    from zavandor_env.agents.policy import PolicyAgent
+    from zavandor_env.envs import SingleAgentEnv
 
     env = SingleAgentEnv(num_players=2)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]})
@@ -236,6 +236,6 @@ def test_policy_agent_plays_an_sb3_checkpoint(tmp_path):
 
 def test_heuristic_yaml_equals_the_built_in_defaults():
     """An installed package without configs/ falls back to the dataclass: they must agree."""
-    from agents.heuristic import DEFAULT_CONFIG
+    from zavandor_env.agents.heuristic import DEFAULT_CONFIG
 
     assert HeuristicWeights.from_yaml(DEFAULT_CONFIG) == HeuristicWeights()

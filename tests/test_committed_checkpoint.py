@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents import PolicyAgent, RandomAgent
-from agents.match import play_game
+from zavandor_env.agents import PolicyAgent, RandomAgent
+from zavandor_env.agents.match import play_game
 from zavandor_env.engine import GameConfig
 
 CHECKPOINTS = Path(__file__).parent.parent / "train" / "checkpoints"

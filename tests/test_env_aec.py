@@ -11,8 +11,8 @@ from pettingzoo.test import api_test, seed_test
 from zavandor_env.engine import IllegalActionError, Phase, string_to_action
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.data import DUST_TOKEN, Art
-from zavandor_env.env import env, raw_env
-from zavandor_env.env.rewards import terminal_rewards
+from zavandor_env.envs import env, raw_env
+from zavandor_env.envs.rewards import terminal_rewards
 
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 

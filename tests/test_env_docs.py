@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from zavandor_env.engine import ACTION_NAMES
-from zavandor_env.env.docs import DOCS_DIR, GENERATED
-from zavandor_env.env.observation import OBS_SIZE, SLICES
+from zavandor_env.envs.docs import DOCS_DIR, GENERATED
+from zavandor_env.envs.observation import OBS_SIZE, SLICES
 
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_doc_is_current(name: str) -> None:
     path = DOCS_DIR / name
-    assert path.exists(), f"{path} is missing: run python -m zavandor_env.env.docs"
+    assert path.exists(), f"{path} is missing: run python -m zavandor_env.envs.docs"
     assert path.read_text(encoding="utf-8") == GENERATED[name](), (
-        f"{path} is stale: run python -m zavandor_env.env.docs"
+        f"{path} is stale: run python -m zavandor_env.envs.docs"
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from zavandor_env.env import SingleAgentEnv
+from zavandor_env.envs import SingleAgentEnv
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
 

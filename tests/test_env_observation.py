@@ -9,7 +9,7 @@ import pytest
 
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.data import CARD_TOKENS, MAX_PLAYERS, NUM_CARD_TOKENS, TOKEN_COLOUR
-from zavandor_env.env.observation import (
+from zavandor_env.envs.observation import (
     OBS_SIZE,
     PLAYER_SIZE,
     SLICES,

@@ -11,9 +11,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from zavandor_env.engine import IllegalActionError
-from zavandor_env.env import SingleAgentEnv
-from zavandor_env.env.observation import OBS_SIZE
-from zavandor_env.env.rewards import terminal_rewards
+from zavandor_env.envs import SingleAgentEnv
+from zavandor_env.envs.observation import OBS_SIZE
+from zavandor_env.envs.rewards import terminal_rewards
 
 
 def _play(env: SingleAgentEnv, seed: int, max_steps: int = 100_000):

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from agents.registry import parse_spec
-from agents.stats import SeatRecord, summarize, wilson_interval
-from agents.tournament import TournamentConfig, TournamentReport, run_tournament
+from zavandor_env.agents.registry import parse_spec
+from zavandor_env.agents.stats import SeatRecord, summarize, wilson_interval
+from zavandor_env.agents.tournament import TournamentConfig, TournamentReport, run_tournament
 from zavandor_env.cli import main
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import builtins
 import json
 
-from agents.base import RandomAgent
-from agents.heuristic import HeuristicAgent
-from agents.match import play_game
+from zavandor_env.agents.base import RandomAgent
+from zavandor_env.agents.heuristic import HeuristicAgent
+from zavandor_env.agents.match import play_game
 from zavandor_env.cli import main
 from zavandor_env.engine import Game, GameConfig
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from train.config import (
+from zavandor_env.train.config import (
     TrainConfig,
     TrainConfigError,
     config_keys,
@@ -105,7 +105,7 @@ def test_cli_bad_key_exits_with_a_clear_message(capsys: pytest.CaptureFixture[st
 
 
 def test_configs_readme_lists_the_current_schema() -> None:
-    from train.config import schema_markdown
+    from zavandor_env.train.config import schema_markdown
 
     assert schema_markdown() in (CONFIGS / "README.md").read_text(), (
-        "configs/README.md is stale: regenerate its table with `python -m train.config`")
+        "configs/README.md is stale: regenerate its table with `python -m zavandor_env.train.config`")

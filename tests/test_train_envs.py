@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from train.config import TrainConfig
-from train.envs import ACTION_TO_BLOCK, BLOCK_NAMES, make_training_env
-from train.opponents import PoolSpec
+from zavandor_env.train.config import TrainConfig
+from zavandor_env.train.envs import ACTION_TO_BLOCK, BLOCK_NAMES, make_training_env
+from zavandor_env.train.opponents import PoolSpec
 
 
 def run_episode(env, rng):

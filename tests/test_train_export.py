@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from train.export import NumpyPolicy, PolicyFileError, load_policy, policy_from_sb3, save_policy
+from zavandor_env.train.export import NumpyPolicy, PolicyFileError, load_policy, policy_from_sb3, save_policy
 
 
 def small_policy(obs_dim: int = 7, actions: int = 5, seed: int = 0) -> NumpyPolicy:
@@ -70,7 +70,7 @@ def test_numpy_forward_matches_maskable_ppo_predict_on_game_observations() -> No
     from sb3_contrib import MaskablePPO
     from torch import nn
 
-    from zavandor_env.env import SingleAgentEnv
+    from zavandor_env.envs import SingleAgentEnv
 
     env = SingleAgentEnv(num_players=2)
     model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu",

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from train.callbacks import Schedule
-from train.opponents import PoolSpec
-from train.rating import PoolRating
+from zavandor_env.train.callbacks import Schedule
+from zavandor_env.train.opponents import PoolSpec
+from zavandor_env.train.rating import PoolRating
 
 
 def test_draw_follows_the_weights() -> None:

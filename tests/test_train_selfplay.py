@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from train.config import load_config
-from train.envs import BLOCK_NAMES
-from train.selfplay import latest_checkpoint, train
+from zavandor_env.train.config import load_config
+from zavandor_env.train.envs import BLOCK_NAMES
+from zavandor_env.train.selfplay import latest_checkpoint, train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 pytestmark = pytest.mark.slow
@@ -63,8 +63,8 @@ def test_quick_run_leaves_a_complete_checkpoint_and_figures(quick_run: Path) -> 
 def test_exported_policy_plays_legal_games_through_policy_agent(
     quick_run: Path, deterministic: bool
 ) -> None:
-    from agents import PolicyAgent, RandomAgent
-    from agents.match import play_game
+    from zavandor_env.agents import PolicyAgent, RandomAgent
+    from zavandor_env.agents.match import play_game
 
     for path in (quick_run / "policy.npz", latest_checkpoint(quick_run) / "model.zip"):
         agent = PolicyAgent(path, seed=0, deterministic=deterministic)
@@ -121,8 +121,8 @@ def test_wall_clock_budget_stops_early_with_a_final_checkpoint(tmp_path: Path) -
 def test_publish_writes_weights_config_and_figures_only(
     quick_run: Path, tmp_path: Path
 ) -> None:
-    from agents import PolicyAgent
-    from train.publish import publish
+    from zavandor_env.agents import PolicyAgent
+    from zavandor_env.train.publish import publish
 
     out = tmp_path / "published"
     figures = publish(quick_run, out, games=2)

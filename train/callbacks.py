@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.match import competition_ranks
+from zavandor_env.agents.match import competition_ranks
 
 from .config import TrainConfig
 from .envs import BLOCK_NAMES

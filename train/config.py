@@ -340,7 +340,7 @@ def default_config_path() -> Path | None:
 
 def schema_markdown() -> str:
     """The config keys as a Markdown table (``configs/README.md`` embeds it; a test keeps the
-    two in step).  Regenerate with ``python -m train.config``."""
+    two in step).  Regenerate with ``python -m zavandor_env.train.config``."""
     docs = field_docs()
     default = TrainConfig()
     rows = ["| key | default | meaning |", "|---|---|---|"]

@@ -1,6 +1,6 @@
 """Training environments: ``SingleAgentEnv`` with pool opponents, plus the statistics we chart.
 
-:class:`TrainingEnv` wraps one :class:`~zavandor_env.env.SingleAgentEnv`, draws its opponents
+:class:`TrainingEnv` wraps one :class:`~zavandor_env.envs.SingleAgentEnv`, draws its opponents
 from the pool at every reset, and records, cheaply,
 what TensorBoard shows about the learner: actions per action block, illegal actions, time
 spent inside the environment (opponents' moves included), and one summary per finished game
@@ -18,9 +18,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from agents.base import Agent
+from zavandor_env.agents.base import Agent
 from zavandor_env.engine.actions import ACTION_BLOCKS, NUM_ACTIONS, OPEN_SENTINEL
-from zavandor_env.env import SingleAgentEnv
+from zavandor_env.envs import SingleAgentEnv
 
 from .config import TrainConfig
 from .export import NumpyPolicy

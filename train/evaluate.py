@@ -1,6 +1,6 @@
 """Masked evaluation of a policy against fixed opponents (``random``, ``heuristic``).
 
-Games run through :class:`~zavandor_env.env.SingleAgentEnv`, so the learner sees exactly what
+Games run through :class:`~zavandor_env.envs.SingleAgentEnv`, so the learner sees exactly what
 it sees in training; the learner's seat rotates over the games and the game seeds are fixed, so
 two evaluations of the same policy give the same numbers.  A game counts as won when it ended by
 the rules and the learner is among the winners (a shared win counts as a win); a game cut off
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, RandomAgent
-from agents.match import competition_ranks
-from zavandor_env.env import SingleAgentEnv
+from zavandor_env.agents.base import Agent, RandomAgent
+from zavandor_env.agents.match import competition_ranks
+from zavandor_env.envs import SingleAgentEnv
 
 from .export import NumpyPolicy
 from .opponents import make_heuristic

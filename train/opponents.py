@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from zavandor_env.agents.base import Agent
 
 from .export import NumpyPolicy, load_policy
 
@@ -96,7 +96,7 @@ class PoolSpec:
 
 def make_heuristic(seed: int | None, kwargs: dict[str, Any]) -> Agent:
     try:
-        from agents.heuristic import HeuristicAgent
+        from zavandor_env.agents.heuristic import HeuristicAgent
     except ImportError as exc:
         raise RuntimeError("agents.HeuristicAgent is not available; give the 'heuristic' "
                            "opponent weight 0") from exc

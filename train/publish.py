@@ -1,6 +1,6 @@
 """Publish a trained run as a small, weights-only checkpoint folder with its figures.
 
-    python -m train.publish runs/selfplay_2p__1__<time> --out train/checkpoints/selfplay_2p
+    python -m zavandor_env.train.publish runs/selfplay_2p__1__<time> --out train/checkpoints/selfplay_2p
 
 writes ``policy.npz`` (weights only, loads with ``agents.PolicyAgent`` without unpickling),
 ``config.yaml`` (the run's config) and ``eval.json``: win rates with 95% Wilson intervals,
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.stats import wilson_interval
+from zavandor_env.agents.stats import wilson_interval
 
 from .export import load_policy
 
@@ -53,7 +53,7 @@ def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> di
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.publish", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m zavandor_env.train.publish", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, required=True)

@@ -1,8 +1,13 @@
 """zavandor-env: *The Scepter of Zavandor* as a reinforcement-learning environment.
 
 Exports (loaded lazily, so ``import zavandor_env.engine`` never imports PettingZoo, Gymnasium
-or torch): :func:`env` and :class:`raw_env` (PettingZoo AEC ``zavandor_v0``) and
+or torch): :func:`env` and :class:`raw_env` (PettingZoo AEC ``zavandor_v0``, also reachable in
+PettingZoo's own convention as ``from zavandor_env import zavandor_v0; zavandor_v0.env()``) and
 :class:`SingleAgentEnv` (Gymnasium, registered as ``Zavandor-v0``).
+
+Subpackages: ``engine`` (the rules), ``envs`` (PettingZoo / Gymnasium), ``agents`` (players and
+the tournament), ``train`` (self-play training).  The environment subpackage is ``envs``, not
+``env``, so that importing it can never shadow the :func:`env` factory.
 
 ``gymnasium.make("Zavandor-v0", num_players=4)`` works after ``import zavandor_env``, whichever
 of ``gymnasium`` and ``zavandor_env`` is imported first: the id is registered at once if
@@ -17,16 +22,18 @@ import sys
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["GYM_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium"]
+__all__ = ["GYM_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium", "zavandor_v0"]
 
 GYM_ID = "Zavandor-v0"
-_LAZY = {"env": "zavandor_env.env.aec", "raw_env": "zavandor_env.env.aec",
-         "SingleAgentEnv": "zavandor_env.env.single_agent"}
+_LAZY = {"env": "zavandor_env.envs.aec", "raw_env": "zavandor_env.envs.aec",
+         "SingleAgentEnv": "zavandor_env.envs.single_agent"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name == "zavandor_v0":
+        return importlib.import_module("zavandor_env.zavandor_v0")
     raise AttributeError(f"module 'zavandor_env' has no attribute {name!r}")
 
 
@@ -36,7 +43,7 @@ def register_gymnasium() -> None:
     from gymnasium.envs.registration import register, registry
 
     if GYM_ID not in registry:
-        register(id=GYM_ID, entry_point="zavandor_env.env.single_agent:SingleAgentEnv")
+        register(id=GYM_ID, entry_point="zavandor_env.envs.single_agent:SingleAgentEnv")
 
 
 class _RegisterWhenGymnasiumLoads:

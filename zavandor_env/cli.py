@@ -23,7 +23,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(f"  clone {n}p: {bench_clone(n, seconds=min(1.0, args.seconds)):,.0f} clones/s")
     if not args.engine_only:
         try:
-            from .env.bench import bench_env_section
+            from .envs.bench import bench_env_section
         except ImportError:
             return 0
         bench_env_section(args)
@@ -31,8 +31,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from agents.registry import parse_spec
-    from agents.tournament import TournamentConfig, TournamentReport, run_tournament
+    from zavandor_env.agents.registry import parse_spec
+    from zavandor_env.agents.tournament import TournamentConfig, TournamentReport, run_tournament
 
     try:
         if args.config:
@@ -81,9 +81,9 @@ def _with_game_file(config, path: str, players_given: bool):  # noqa: ANN001, AN
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from agents.human import HumanAgent
-    from agents.match import play_game
-    from agents.registry import make_agent
+    from zavandor_env.agents.human import HumanAgent
+    from zavandor_env.agents.match import play_game
+    from zavandor_env.agents.registry import make_agent
 
     from .engine import ACTION_NAMES, GameConfig
 
@@ -152,7 +152,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from train.cli import run
+    from zavandor_env.train.cli import run
 
     return run(args)
 
@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--step", action="store_true", help="wait for Enter after each decision")
     replay.set_defaults(func=_cmd_replay)
 
-    from train.cli import add_arguments as add_train_arguments  # argparse only: light
+    from zavandor_env.train.cli import add_arguments as add_train_arguments  # argparse only: light
 
     train = sub.add_parser("train", help="self-play MaskablePPO training (TensorBoard, "
                            "checkpoints, --resume); no arguments: a short quick run")

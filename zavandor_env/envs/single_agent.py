@@ -2,7 +2,7 @@
 
 The learner plays one seat (fixed, or drawn per episode); every other seat is played inside
 :meth:`SingleAgentEnv.step` by an opponent policy until the learner must decide again (or the
-game ends).  Rewards are always the learner's own (see :mod:`zavandor_env.env.rewards`), and
+game ends).  Rewards are always the learner's own (see :mod:`zavandor_env.envs.rewards`), and
 one episode is one seat's trajectory, so value bootstrapping never mixes seats.
 
 Opponents: ``None`` (uniform random legal play, the default), one policy for every other seat,
@@ -88,7 +88,7 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         illegal_action: ``"terminate"`` (default) or ``"raise"``.
         illegal_reward: the learner's reward when an illegal action ends the episode.
-        **options: :class:`~zavandor_env.env.aec.raw_env` options (``reward``, ``vp_delta``,
+        **options: :class:`~zavandor_env.envs.aec.raw_env` options (``reward``, ``vp_delta``,
             ``score_truncated``) and rule options (``max_rounds``, ...).
     """
 

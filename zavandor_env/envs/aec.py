@@ -12,7 +12,7 @@ selling gems to cover the price, and each Mirror/Cloak victim choosing the gem i
 ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[67]}``; the mask
 is all zeros for an agent that is not selected.  ``infos[agent]["action_mask"]`` holds the same
 mask.  The layout is in ``docs/observation.md``; rewards are documented in
-:mod:`zavandor_env.env.rewards`.
+:mod:`zavandor_env.envs.rewards`.
 """
 
 from __future__ import annotations
