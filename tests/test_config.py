@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
+from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from zavandor_env.engine import ConfigError, Game, GameConfig
 from zavandor_env.engine.data import CHARACTERS
@@ -19,7 +22,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert config.num_players == 2 and config.characters is None
     assert config.max_rounds == 60 and config.max_decisions == 20_000
     assert config.no_split_blocks and config.druid_l3_ruby and config.sages_dust_substitution
-    assert not config.allow_overbid and not config.one_value_dust
+    assert config.allow_overbid and not config.one_value_dust  # overbids: the rulebook's Curse
     assert not config.catchup_small_games and config.skip_forced_decisions
     assert config.no_undo_activation
     assert BOOL_OPTIONS == [
@@ -36,7 +39,10 @@ def test_defaults_are_the_documented_ones() -> None:
 
 def test_config_round_trips_through_plain_data() -> None:
     config = GameConfig(
-        num_players=3, characters=["mage", "elf", "witch"], max_rounds=7, one_value_dust=True
+        num_players=3,
+        characters=["mage", "elf", "witch"],  # type: ignore[arg-type]  # a list, as from YAML
+        max_rounds=7,
+        one_value_dust=True,
     )
     assert config.characters == ("mage", "elf", "witch")  # lists become tuples
     data = json.loads(json.dumps(config.to_dict()))
@@ -84,13 +90,15 @@ def test_invalid_value_raises_config_error_naming_the_field(options: dict, field
 @pytest.mark.parametrize("value", [1, 0, "yes", "false", None, 1.0])
 def test_bool_option_given_a_non_bool_raises_config_error(option: str, value: object) -> None:
     with pytest.raises(ConfigError, match=option):
-        GameConfig(**{option: value})
+        GameConfig(**{option: value})  # type: ignore[arg-type]  # wrong types on purpose
 
 
 @pytest.mark.parametrize("option", BOOL_OPTIONS)
 def test_bool_option_accepts_both_bools(option: str) -> None:
-    assert getattr(GameConfig(**{option: True}), option) is True
-    assert getattr(GameConfig(**{option: False}), option) is False
+    options: dict[str, Any] = {option: True}
+    assert getattr(GameConfig(**options), option) is True
+    options[option] = False
+    assert getattr(GameConfig(**options), option) is False
 
 
 def test_from_dict_rejects_unknown_keys_naming_them() -> None:
@@ -136,3 +144,26 @@ def test_random_characters_differ_and_depend_on_the_seed() -> None:
         assert sorted(characters) == list(range(6))
         dealt.add(tuple(characters))
     assert len(dealt) > 1
+
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAINING_CONFIGS = [
+    ROOT / "configs" / f"{name}.yaml" for name in ("quick", "selfplay_2p", "selfplay_4p")
+] + sorted((ROOT / "train" / "checkpoints").glob("*/config.yaml"))
+
+
+@pytest.mark.parametrize("path", TRAINING_CONFIGS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_training_configs_keep_the_affordability_filter_they_were_trained_with(
+    path: Path,
+) -> None:
+    # The rules' default allows overbids (the Curse); the shipped runs were trained and are
+    # evaluated with the filter, so their game mapping must say so explicitly.
+    game = yaml.safe_load(path.read_text())["game"]
+    assert game["allow_overbid"] is False
+    assert GameConfig(**game).allow_overbid is False
+
+
+def test_a_game_config_file_may_turn_the_affordability_filter_on(tmp_path: Path) -> None:
+    path = tmp_path / "filtered.yaml"
+    path.write_text("num_players: 3\nallow_overbid: false\n")
+    assert GameConfig.from_yaml(path) == GameConfig(num_players=3, allow_overbid=False)

@@ -88,10 +88,37 @@ def test_new_rejects_a_config_together_with_options() -> None:
         Game.new(GameConfig(), seed=1, num_players=3)
 
 
-@pytest.mark.parametrize("seed", [-1, "1", 1.5, True])
+BAD_SEEDS = [-1, "1", 1.5, True, False, np.int64(-3), np.float64(2.0), np.bool_(True), [3]]
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
 def test_new_rejects_a_bad_seed(seed: object) -> None:
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(ValueError, match="^seed must be a non-negative integer or None, got "):
         Game.new(GameConfig(), seed=seed)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("np_type", [np.int64, np.int32, np.uint64, np.uint8])
+def test_new_accepts_numpy_integer_seeds(np_type: type) -> None:
+    game = Game.new(GameConfig(num_players=3), seed=np_type(3))
+    assert type(game.seed) is int and game.seed == 3
+    assert game.to_json() == Game.new(GameConfig(num_players=3), seed=3).to_json()
+    assert Game.replay(game.config, np_type(3), []).to_json() == game.to_json()
+
+
+def test_reseed_accepts_numpy_integer_seeds() -> None:
+    plain, numpy_seeded = mid_game(seed=8), mid_game(seed=8)
+    plain.reseed(12345)
+    numpy_seeded.reseed(np.int64(12345))  # type: ignore[arg-type]
+    assert numpy_seeded.to_json() == plain.to_json()
+
+
+@pytest.mark.parametrize("seed", BAD_SEEDS)
+def test_reseed_rejects_a_bad_seed(seed: object) -> None:
+    game = mid_game(seed=8)
+    before = game.to_json()
+    with pytest.raises(ValueError, match="^seed must be a non-negative integer, got "):
+        game.reseed(seed)  # type: ignore[arg-type]
+    assert game.to_json() == before
 
 
 def test_seedless_game_draws_a_seed_and_still_replays() -> None:
@@ -145,7 +172,7 @@ def test_forced_decisions_are_skipped_unless_asked_for() -> None:
     assert forced > 0
 
 
-# ---- action names ------------------------------------------------------------------------------------
+# ---- action names --------------------------------------------------------------------------------
 @pytest.mark.parametrize("action", range(NUM_ACTIONS))
 def test_action_name_round_trips(action: int) -> None:
     name = action_to_string(action)
@@ -243,7 +270,7 @@ def test_error_for_negative_action_does_not_name_another_action() -> None:
     assert ACTION_NAMES[-1] not in str(info.value).split(";")[0]
 
 
-# ---- clones ------------------------------------------------------------------------------------------
+# ---- clones --------------------------------------------------------------------------------------
 def test_clone_is_independent_of_the_original() -> None:
     game = mid_game()
     before = game.to_json()
@@ -377,13 +404,73 @@ def test_malformed_saved_game_raises_replay_error(name: str) -> None:
         Game.from_json(json.dumps(data))
 
 
+def _two_player_save() -> dict:
+    return mid_game(num_players=2, decisions=60, seed=4).to_dict()
+
+
+def _own_a_displayed_artifact(data: dict) -> None:
+    art = data["state"]["display"][0]
+    data["state"]["players"][0]["artifacts"][art] += 1  # 2 players: one copy of each
+
+
+def _repeat_an_artifact_in_the_deck(data: dict) -> None:
+    data["state"]["artifact_deck"].append(data["state"]["display"][0])
+
+
+def _repeat_a_character(data: dict) -> None:
+    players = data["state"]["players"]
+    players[1]["character"] = players[0]["character"]
+
+
+def _swap_the_dealt_characters(data: dict) -> None:
+    players = data["state"]["players"]
+    players[0]["character"], players[1]["character"] = (
+        players[1]["character"], players[0]["character"]
+    )
+
+
+def _give_a_sentinel(seats: tuple[int, ...], owner: int) -> Callable[[dict], None]:
+    def mutate(data: dict) -> None:
+        state = data["state"]
+        for seat in seats:
+            state["players"][seat]["sentinels"].append(4)
+        state["sentinel_owner"][4] = owner
+
+    return mutate
+
+
+DUPLICATED_ITEMS = {
+    "artifact owned and in the display": (_own_a_displayed_artifact, "copies in the game"),
+    "artifact twice in deck and display": (_repeat_an_artifact_in_the_deck, "copies in the game"),
+    "character repeated": (_repeat_a_character, "is already seat 0's"),
+    "character not the config's": (_swap_the_dealt_characters, "but the config deals"),
+    "sentinel held by two seats": (_give_a_sentinel((0, 1), 0), "held by seat 0 and seat 1"),
+    "sentinel listed twice": (_give_a_sentinel((0, 0), 0), "listed twice for seat 0"),
+    "sentinel owner disagrees": (_give_a_sentinel((0,), 1), "whose sentinels do not list it"),
+    "sentinel held but available": (_give_a_sentinel((1,), -1), "state.sentinel_owner has it"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DUPLICATED_ITEMS))
+def test_saved_game_with_an_item_in_two_places_is_refused(name: str) -> None:
+    data = _two_player_save()
+    if name == "character not the config's":
+        data = Game.new(GameConfig(num_players=2, characters=("elf", "witch")), seed=1).to_dict()
+    assert Game.from_dict(copy.deepcopy(data)).to_dict() == data  # the untouched save loads
+    mutate, message = DUPLICATED_ITEMS[name]
+    mutate(data)
+    with pytest.raises(ReplayError, match=f"^malformed saved game: .*{message}") as caught:
+        Game.from_json(json.dumps(data))
+    assert "\n" not in str(caught.value)
+
+
 @pytest.mark.parametrize(
     "text",
     ["", "not json", "[]", "3", "null", '{"format": 1}', "{", None, 3, b"\xff\xfe", "[" * 100_000],
 )
 def test_malformed_saved_game_text_raises_replay_error(text: object) -> None:
     with pytest.raises(ReplayError):
-        Game.from_json(text)
+        Game.from_json(text)  # type: ignore[arg-type]
 
 
 def test_randomly_corrupted_saved_games_fail_cleanly_or_play() -> None:
@@ -403,7 +490,7 @@ def test_randomly_corrupted_saved_games_fail_cleanly_or_play() -> None:
 
     walk(base, ())
     rng = random.Random(0)
-    garbage = [None, -1, 0, 1, 99, 10**4, "x", 1.5, True, [], {}, [1, 2], [[-5]]]
+    garbage: list[object] = [None, -1, 0, 1, 99, 10**4, "x", 1.5, True, [], {}, [1, 2], [[-5]]]
     loaded = 0
     for _ in range(300):
         data = copy.deepcopy(base)
@@ -445,7 +532,7 @@ MALFORMED_REPLAYS = {
 def test_malformed_replay_raises_replay_error(name: str) -> None:
     record = finished_game(num_players=2, seed=1).replay_record()
     with pytest.raises(ReplayError):
-        Game.from_replay_record(MALFORMED_REPLAYS[name](record))
+        Game.from_replay_record(MALFORMED_REPLAYS[name](record))  # type: ignore[arg-type]
 
 
 def test_diverging_replay_names_the_decision() -> None:

@@ -7,8 +7,9 @@ conservation and non-negativity (cheap checks); a sample of decisions is checked
 actions (masked-in ones apply on a clone, masked-out ones raise and leave the state as it was).
 Every fourth game is replayed from (config, seed, actions); every fourth game (another
 quarter) is continued from a clone and from a JSON copy taken mid-game.  About one game in
-six flips each rule option from its default, so the options (the Curse with
-``allow_overbid``, 1-value dust, split blocks, forced decisions asked...) meet the same checks.
+six flips each rule option from its default, so the options (the affordability filter
+``allow_overbid=False``, 1-value dust, split blocks, forced decisions asked...) meet the same
+checks; the other games may overbid, so the Curse of the 9 Sages strikes in them.
 
 Games are split into chunks by seed so that ``pytest -n 2`` spreads them over the workers.
 """
@@ -47,6 +48,7 @@ from zavandor_env.engine.data import (
 )
 from zavandor_env.engine.queries import active_slots, liquid
 from zavandor_env.engine.scoring import gem_vp, victory_points
+from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL
 
 GAMES = 1000
 CHUNKS = 20
@@ -76,14 +78,22 @@ for _colour, _deck in enumerate(ENERGY_DECKS):
 def game_setup(seed: int) -> tuple[GameConfig, str]:
     """Player count, rule options and policy of the game with this seed: 2-6 players evenly,
     policies alternating in runs of five seeds so each player count meets both policies, and
-    each rule option flipped from its default in about one game in six."""
+    each rule option flipped from its base value in about one game in six.
+
+    The base is the default, except that uniform games start from the affordability filter:
+    a uniform player overbids in almost every auction, so under the rules' default those games
+    end by the Curse within a round or two and never reach debts and gem sales.  Thrifty
+    players never overbid, so the Curse is met in the uniform games that flip the filter off.
+    """
     num_players = 2 + seed % 5
     kind = "thrifty" if (seed // 5) % 2 == 0 else "uniform"
+    base: dict[str, bool] = {"allow_overbid": False} if kind == "uniform" else {}
     options: dict[str, object] = {"max_rounds": UNIFORM_MAX_ROUNDS} if kind == "uniform" else {}
+    options.update(base)
     rng = random.Random(f"options {seed}")
     for name in RULE_OPTIONS:
         if rng.random() < OPTION_FLIP_RATE:
-            options[name] = not getattr(GameConfig, name)
+            options[name] = not base.get(name, getattr(GameConfig, name))
     return GameConfig(num_players=num_players, **options), kind  # type: ignore[arg-type]
 
 
@@ -102,7 +112,7 @@ def check_conservation(game: Game) -> None:
         assert all(TOKEN_COLOUR[t] == c for t in chain(s.decks[c], s.discards[c])), c
         conc = s.concentrated_supply[c] + held[CONC_TOKEN0 + c]
         assert conc == CONCENTRATED_PER_COLOUR, ("concentrated", c)
-    # A cursed player's artifacts leave the game (only possible with allow_overbid).
+    # A cursed player's artifacts leave the game (impossible with the affordability filter).
     if not any(p.eliminated for p in players):
         arts = Counter(chain(s.display, s.artifact_deck))
         owned_arts = [sum(col) for col in zip(*(p.artifacts for p in players))]
@@ -139,6 +149,24 @@ def check_scores(game: Game) -> None:
     for p in game.state.players:
         assert p.vp == victory_points(p), (p.seat, p.vp, victory_points(p))
         assert p.gem_vp == (0 if p.eliminated else gem_vp(p))
+
+
+def check_purchases(game: Game) -> None:
+    """The record of purchases accounts for every artifact and sentinel a seat owns (they
+    come only from auctions), with prices the rules allow, in round order."""
+    s = game.state
+    rounds = [r[0] for r in s.purchases]
+    assert rounds == sorted(rounds) and all(1 <= r <= s.round for r in rounds)
+    for seat, p in enumerate(s.players):
+        mine = [r for r in s.purchases if r[1] == seat]
+        arts = Counter(item for _, _, kind, item, _, _ in mine if kind == ITEM_ARTIFACT)
+        assert [arts[a] for a in range(len(ARTIFACTS))] == p.artifacts, seat
+        assert sorted(p.sentinels) == sorted(
+            item for _, _, kind, item, _, _ in mine if kind == ITEM_SENTINEL
+        ), seat
+        assert all(0 <= price <= bid + 20 for *_, bid, price in mine), mine
+    if not s.config.allow_overbid:  # with the filter nobody is ever cursed
+        assert not any(p.eliminated for p in s.players)
 
 
 def check_all_actions(game: Game) -> None:
@@ -209,8 +237,10 @@ def play_checked(seed: int) -> Game:
         capped = game.state.num_decisions >= config.max_decisions
         assert game.state.round == config.max_rounds or capped
         assert game.winners() == []
-    if len(alive) > 1 and game.state.num_decisions < config.max_decisions:
-        check_scores(game)  # the game ended in a phase 4 (not mid-turn by the Curse)
+    if game.state.num_decisions < config.max_decisions:
+        # The game ended in a phase 4, or mid-turn by the Curse, which recounts the VP too.
+        check_scores(game)
+    check_purchases(game)
     final = game.to_json()
     if forks:
         for fork in forks:
@@ -224,7 +254,7 @@ def play_checked(seed: int) -> Game:
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_invariants_hold_in_random_games(chunk: int) -> None:
-    outcomes = Counter()
+    outcomes: Counter[tuple[str, bool]] = Counter()
     for seed in range(chunk * GAMES_PER_CHUNK, (chunk + 1) * GAMES_PER_CHUNK):
         game = play_checked(seed)
         _, kind = game_setup(seed)
@@ -247,6 +277,7 @@ def test_same_seed_gives_same_game() -> None:
 
 
 def test_game_ends_within_max_decisions() -> None:
-    game = Game.new(GameConfig(num_players=3, max_decisions=50), seed=5)
+    # The filter keeps uniform players from being cursed out of the game before decision 50.
+    game = Game.new(GameConfig(num_players=3, max_decisions=50, allow_overbid=False), seed=5)
     play(game, POLICIES["uniform"](5))
     assert game.truncated and not game.terminated and game.state.num_decisions == 50

@@ -56,7 +56,7 @@ def test_display_is_not_refilled_when_no_artifact_was_auctioned():
 def test_display_is_refilled_after_an_artifact_auction():
     game = build(3, players=[{"hand": "dust10:2"}], display=["spellbook", "runestone", "elixir"],
                  deck_top=["talisman"], turn_order=[0, 1, 2])
-    play(game, "open_spellbook bid_plus_0")  # nobody else can afford a raise: forced passes
+    play(game, "open_spellbook bid_plus_0 pass pass")
     assert game.state.players[0].artifacts[0] == 1 and len(game.state.display) == 2
     finish_round(game)
     assert sorted(game.state.display) == [1, 6, 11]
@@ -242,7 +242,7 @@ def test_game_ends_when_five_sentinels_are_owned_and_ties_share_the_win():
         {"sentinels": "owl toad"},
         {"active": "", "artifacts": "talisman chalice", "hand": ""},
     ], turn_order=[0, 1, 2])
-    play(game, "open_tomcat bid_plus_0")  # others cannot raise: 120 + 20 for the fifth
+    play(game, "open_tomcat bid_plus_0 pass pass")  # 120 + 20 for the fifth
     assert game.state.players[0].sentinels == [0, 2, 5]
     assert not game.is_over
     finish_round(game)

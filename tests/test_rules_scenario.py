@@ -3,17 +3,27 @@ supplies, and impossible requests fail with a clear error."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from zavandor_env.engine import Phase
+from zavandor_env.engine import Art, Field, Phase, action_to_string
+from zavandor_env.engine.actions import OPEN_ARTIFACT, OPEN_SENTINEL
 from zavandor_env.engine.data import (
+    ARTIFACTS,
     CONCENTRATED_PER_COLOUR,
     COPIES_BY_PLAYERS,
     GEM_SUPPLY,
     NUM_CARD_TOKENS,
+    SENTINELS,
     TOKEN_COLOUR,
 )
-from zavandor_env.engine.scenario import ScenarioError, build, parse_tokens, token_names
+from zavandor_env.engine.scenario import (
+    ScenarioError,
+    artifact_index,
+    build,
+    parse_tokens,
+    token_names,
+)
 
 
 def totals(game):
@@ -67,3 +77,57 @@ def test_notation_round_trips():
 def test_impossible_requests_fail_clearly(spec, message):
     with pytest.raises(ScenarioError, match=message):
         build(2, players=[spec])
+
+
+# ---- knowledge levels keep the starting field ----------------------------------------------
+def test_levels_keep_the_starting_field() -> None:
+    game = build(2, players=[{"levels": "energy_flow:2"}])  # seat 0 is the druid (fire)
+    levels = game.state.players[0].levels
+    assert levels[Field.FIRE] == 1 and levels[Field.ENERGY_FLOW] == 2
+    assert sum(game.state.players[0].chips_bought) == 1  # only energy flow needed a chip
+
+
+def test_levels_may_raise_the_starting_field() -> None:
+    game = build(2, players=[{"levels": "fire:3 sages:1"}])
+    assert game.state.players[0].levels[Field.FIRE] == 3
+
+
+def test_levels_refuse_the_starting_field_at_zero() -> None:
+    with pytest.raises(ScenarioError, match="starting field fire is at level 1 or more"):
+        build(2, players=[{"levels": "fire:0 sages:2"}])
+
+
+# ---- item names are the action names ---------------------------------------------------------
+@pytest.mark.parametrize("art", range(len(ARTIFACTS)))
+def test_artifact_names_are_the_action_names(art: int) -> None:
+    action = action_to_string(OPEN_ARTIFACT + art)
+    assert artifact_index(action) == art == artifact_index(action.removeprefix("open_"))
+    game = build(3, display=[action], players=[{"artifacts": action.removeprefix("open_")}])
+    assert game.state.display == [art] and game.state.players[0].artifacts[art] == 1
+
+
+@pytest.mark.parametrize("sen", range(len(SENTINELS)))
+def test_sentinel_names_are_the_action_names(sen: int) -> None:
+    action = action_to_string(OPEN_SENTINEL + sen)
+    for name in (action, action.removeprefix("open_")):
+        game = build(2, players=[{"sentinels": name}])
+        assert game.state.players[0].sentinels == [sen] and game.state.sentinel_owner[sen] == 0
+
+
+def test_artifact_aliases_still_work() -> None:
+    assert artifact_index("mirror") == artifact_index("magic_mirror") == Art.MIRROR
+
+
+@pytest.mark.parametrize("where,name,hint", [
+    ("display", "magic_miror", "magic_mirror"),
+    ("artifacts", "open_talismann", "talisman"),
+    ("sentinels", "pheonix", "phoenix"),
+])
+def test_unknown_item_names_fail_with_a_suggestion(where: str, name: str, hint: str) -> None:
+    kwargs: dict = {"display": [name]} if where == "display" else {"players": [{where: name}]}
+    with pytest.raises(ScenarioError, match=f"unknown .*{name!r} \\(did you mean {hint!r}\\?\\)"):
+        build(3, **kwargs)
+
+
+def test_builder_accepts_a_numpy_seed() -> None:
+    assert build(2, seed=np.int64(4)).to_json() == build(2, seed=4).to_json()

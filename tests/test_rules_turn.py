@@ -214,6 +214,70 @@ def test_nine_sages_cards_without_means_become_dust():
     assert hand_value(p.hand) == before  # not usable this round
 
 
+def test_druid_who_owns_his_fire_3_ruby_gets_red_sages_cards_not_dust():
+    # Rulebook: dust only with "no means to get" red cards; his ruby is such a means.
+    game = build(2, players=[{"levels": "fire:3 sages:3", "hand": RICH}], turn_order=[0, 1])
+    play(game, "buy_ruby advance_sages")
+    p = game.state.players[0]
+    assert p.druid_ruby_used and p.active[Gem.RUBY] == 1
+    assert len(p.sages_tokens) == 2 and p.sages_dust == 0
+    assert all(token_names([int(t == x) for t in range(29)]).startswith("red")
+               for x in p.sages_tokens)
+
+
+# (level entered, holdings, has means): every way to have -- or lack -- each colour's means.
+SAGES_MEANS = [
+    (1, {"active": ""}, True),  # blue: anyone may buy sapphires
+    (2, {}, False),
+    (2, {"active": "emerald"}, True),
+    (2, {"inactive": "emerald"}, True),
+    (2, {"artifacts": "spellbook"}, True),
+    (2, {"artifacts": "protection"}, True),
+    (2, {"artifacts": "elixir chalice"}, False),  # means of other colours do not count
+    (3, {}, False),
+    (3, {"active": "diamond"}, True),
+    (3, {"inactive": "diamond"}, True),
+    (3, {"artifacts": "elixir"}, True),
+    (4, {}, False),
+    (4, {"active": "ruby"}, True),
+    (4, {"inactive": "ruby"}, True),
+    (4, {"artifacts": "chalice"}, True),
+    (4, {"fire": 4}, True),
+    (4, {"fire": 3}, True),  # the Druid's unused Fire-3 ruby
+    (4, {"fire": 3, "druid_ruby_used": True}, False),  # used, and the ruby is gone (sold)
+    (4, {"fire": 4, "active": "ruby:5"}, True),  # at the 5-ruby cap he owns rubies
+]
+
+
+def _means_id(case):
+    level, holdings, means = case
+    held = "_".join(f"{k}={v or 'none'}".replace(" ", "+") for k, v in holdings.items())
+    held = held or "nothing"
+    return f"L{level}-{held}-{'cards' if means else 'dust'}"
+
+
+@pytest.mark.parametrize("level,holdings,means", SAGES_MEANS, ids=map(_means_id, SAGES_MEANS))
+def test_nine_sages_cards_become_dust_only_without_means_for_their_colour(
+    level, holdings, means
+):
+    spec = dict(holdings)
+    fire = spec.pop("fire", 1)
+    levels = f"fire:{fire} sages:{level - 1}" if level > 1 else f"fire:{fire}"
+    player = dict(spec, levels=levels, hand=RICH, pentagon=int(level == 1))
+    game = build(2, players=[player], turn_order=[0, 1])  # seat 0 is the Druid
+    play(game, "advance_sages")
+    p = game.state.players[0]
+    assert (len(p.sages_tokens), p.sages_dust > 0) == ((2, False) if means else (0, True))
+
+
+def test_fire_3_gives_no_red_means_to_anyone_but_the_druid():
+    game = build(2, characters=("mage", "druid"),
+                 players=[{"levels": "fire:3 sages:3", "hand": RICH}], turn_order=[0, 1])
+    play(game, "advance_sages")
+    p = game.state.players[0]
+    assert p.sages_tokens == [] and p.sages_dust > 0
+
+
 def test_nine_sages_dust_substitution_option_off():
     game = build(2, players=[{"levels": "fire:1 sages:1", "hand": RICH}],
                  sages_dust_substitution=False)

@@ -1,31 +1,43 @@
 """The rules engine of *The Scepter of Zavandor* (pure Python, no RL library).
 
-Public API: :class:`Game`, :class:`GameConfig`, :class:`GameState`, :class:`Phase`,
-:class:`IllegalActionError`, :class:`ReplayError`, :class:`PlayerView` (what one seat may
-know), the action table helpers and :data:`NUM_ACTIONS`.
+Public API: :class:`Game`, :class:`GameConfig`, :class:`GameState`, :class:`PlayerView` (what
+one seat may know), :class:`Hand` (a readable hand), the errors (:class:`IllegalActionError`,
+:class:`RoundEndError`, :class:`ReplayError`, :class:`ConfigError`), the action table helpers
+and :data:`NUM_ACTIONS`, and the index enums a script needs to read or build a position:
+:class:`Gem`, :class:`Colour` (energy-card colours), :class:`Field`, :class:`Art`
+(artifacts), :class:`Sen` (sentinels), :class:`Phase` and :class:`Block`.
 """
 
 from .actions import ACTION_NAMES, NUM_ACTIONS, action_block, action_to_string, string_to_action
 from .config import ConfigError, GameConfig
+from .data import Art, Colour, Field, Gem, Sen
 from .errors import IllegalActionError, ReplayError
-from .game import Game
+from .game import Game, RoundEndError
+from .hands import Hand
 from .state import Block, GameState, Phase, PlayerState
 from .view import HiddenInformationError, PlayerView
 
 __all__ = [
     "ACTION_NAMES",
     "NUM_ACTIONS",
+    "Art",
     "Block",
+    "Colour",
     "ConfigError",
+    "Field",
     "Game",
     "GameConfig",
     "GameState",
+    "Gem",
+    "Hand",
     "HiddenInformationError",
     "IllegalActionError",
     "Phase",
     "PlayerState",
     "PlayerView",
     "ReplayError",
+    "RoundEndError",
+    "Sen",
     "action_block",
     "action_to_string",
     "string_to_action",

@@ -22,10 +22,9 @@ Actions come in named, contiguous blocks; every index has a readable name, and
 from __future__ import annotations
 
 import operator
-from typing import Final
+from typing import Final, SupportsIndex
 
 from .data import (
-    ARTIFACTS,
     CHIP_COSTS,
     FIELD_NAMES,
     GEM_NAMES,
@@ -34,8 +33,8 @@ from .data import (
     NUM_FIELDS,
     NUM_GEMS,
     NUM_SENTINELS,
-    SENTINELS,
 )
+from .names import ARTIFACT_NAMES, SENTINEL_NAMES
 
 BID_RAISES: Final = (0, 1, 2, 5, 10, 20, 50)
 
@@ -64,8 +63,9 @@ ACTION_BLOCKS: Final = (
     ("deactivate", DEACTIVATE, NUM_GEMS, GEM_NAMES),
     ("buy_chip", BUY_CHIP, NUM_CHIPS, tuple(str(c) for c in CHIP_COSTS)),
     ("advance", ADVANCE, NUM_FIELDS, FIELD_NAMES),
-    ("open", OPEN_ARTIFACT, NUM_ARTIFACT_TYPES, tuple(a.name for a in ARTIFACTS)),
-    ("open", OPEN_SENTINEL, NUM_SENTINELS, tuple(s.name for s in SENTINELS)),
+    # Item names come from the one table the scenario notation uses too (names.py).
+    ("open", OPEN_ARTIFACT, NUM_ARTIFACT_TYPES, ARTIFACT_NAMES),
+    ("open", OPEN_SENTINEL, NUM_SENTINELS, SENTINEL_NAMES),
     ("bid_plus", BID, len(BID_RAISES), tuple(str(k) for k in BID_RAISES)),
     ("pass", PASS, 1, ("",)),
     ("lose", LOSE_GEM, NUM_GEMS, GEM_NAMES),
@@ -98,7 +98,7 @@ def as_action_index(action: object) -> int:
         return -1
 
 
-def action_to_string(action: int) -> str:
+def action_to_string(action: SupportsIndex) -> str:
     """Readable name of an action index, e.g. ``"buy_sapphire"`` or ``"bid_plus_5"``."""
     index = as_action_index(action)
     if not 0 <= index < NUM_ACTIONS:

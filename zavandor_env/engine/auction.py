@@ -15,6 +15,7 @@ from .economy import return_token, settle
 from .flow import alive_seats, end_turn
 from .knowledge import free_level_targets
 from .queries import item_min_bid, item_price, liquid, max_payable, may_acquire
+from .scoring import rescore
 from .state import ITEM_ARTIFACT, Block, GameState, Phase, PlayerState
 
 
@@ -30,8 +31,9 @@ def open_auction(state: GameState, kind: int, item: int) -> None:
 
 
 def can_afford_bid(state: GameState, seat: int, kind: int, item: int, bid: int) -> bool:
-    """Without the Curse option a bid is legal only if the bidder could pay it, selling
-    every gem if need be."""
+    """Whether the bid is legal for that seat: always under the rulebook's overbid rule
+    (``allow_overbid``, the default); with the affordability filter only if the bidder could
+    pay its price, selling every gem if need be."""
     if state.config.allow_overbid:
         return True
     player = state.players[seat]
@@ -95,7 +97,7 @@ def _next_bidder(state: GameState, seat: int) -> None:
 def _win(state: GameState, seat: int) -> None:
     player = state.players[seat]
     price = item_price(state, player, state.auction_kind, state.auction_item, state.high_bid)
-    if price > max_payable(player):  # only possible with allow_overbid: the Curse
+    if price > max_payable(player):  # the Curse (impossible with the affordability filter)
         _curse(state, seat)
         return
     player.balance += price
@@ -138,6 +140,9 @@ def _complete_purchase(state: GameState) -> None:
     player = state.players[seat]
     settle(state, player)
     kind, item = state.auction_kind, state.auction_item
+    state.purchases.append(
+        (state.round, seat, kind, item, state.high_bid, state.debt_item_price)
+    )
     _clear_auction(state)
     if kind == ITEM_ARTIFACT:
         state.display.remove(item)
@@ -222,8 +227,10 @@ def _curse(state: GameState, seat: int) -> None:
     """Curse of the 9 Sages: the winner who cannot pay is out; the auction is cancelled.
 
     His gems return to the supply, cards to the discard piles, concentrated cards to their
-    supply; his artifacts and sentinels leave the game (the sentinels still count towards
-    the game end).  Turn order is dealt for the remaining players from the next phase 1.
+    supply; his artifacts and sentinels leave the game (they stay recorded on his seat, score
+    nothing, and the sentinels still count towards the game end).  Turn order is dealt for
+    the remaining players from the next phase 1.  When one player is left (always, in a
+    2-player game) the game ends at once and he wins (:func:`_end_with_one_player`).
     """
     player = state.players[seat]
     player.eliminated = True
@@ -243,9 +250,7 @@ def _curse(state: GameState, seat: int) -> None:
     _clear_auction(state)
     state.debtor = -1
     if len(alive_seats(state)) <= 1:
-        state.terminated = True
-        state.phase = Phase.GAME_OVER
-        state.current_player = -1
+        _end_with_one_player(state)
         return
     if seat == state.turn_player:
         end_turn(state)
@@ -254,3 +259,15 @@ def _curse(state: GameState, seat: int) -> None:
         state.current_player = state.turn_player
         state.block = Block.AUCTION
 
+
+def _end_with_one_player(state: GameState) -> None:
+    """The Curse left one player: nobody is left to bid against, so the game ends by the rules
+    now and he is the sole winner.  His unpaid costs of this turn are settled and every VP
+    total is recounted, so the final scores describe the final holdings."""
+    for player in state.players:
+        if not player.eliminated and player.balance:
+            settle(state, player)
+    rescore(state)
+    state.terminated = True
+    state.phase = Phase.GAME_OVER
+    state.current_player = -1

@@ -35,8 +35,10 @@ class GameConfig:
         druid_l3_ruby: the Druid may buy exactly one ruby at Fire level 3 (on).
         sages_dust_substitution: 9-Sages cards of a colour the player has no means to
             produce are exchanged for their value in dust (on).
-        allow_overbid: bids above what the bidder could pay are legal, and a winner who
-            cannot pay is eliminated by the Curse of the 9 Sages (off: such bids are illegal).
+        allow_overbid: the rulebook's rule (on): any bid is legal, and a winner who cannot
+            pay even after selling every gem is out of the game (the Curse of the 9 Sages).
+            Off: an affordability filter for training, where a bid (or an opening) is legal
+            only if its price is within what the bidder could pay, so the Curse never happens.
         one_value_dust: variant with 1-value dust chits, so no change is ever lost (off).
         catchup_small_games: unofficial variant dealing turn-order cards
             ``I..N-2, V, VI`` in 3-4 player games so the catch-up discounts exist (off).
@@ -55,7 +57,7 @@ class GameConfig:
     no_split_blocks: bool = True
     druid_l3_ruby: bool = True
     sages_dust_substitution: bool = True
-    allow_overbid: bool = False
+    allow_overbid: bool = True
     one_value_dust: bool = False
     catchup_small_games: bool = False
     skip_forced_decisions: bool = True

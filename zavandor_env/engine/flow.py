@@ -208,7 +208,8 @@ def end_turn(state: GameState) -> None:
 
 
 def end_round(state: GameState) -> None:
-    """Phase 4: hand limits, VP recount, and the game-end check (>= 5 sentinels acquired)."""
+    """Phase 4: hand limits, VP recount, and the game-end check (>= 5 sentinels acquired, or
+    one player left); a game that goes on waits in ``Phase.ROUND_END`` for :func:`start_round`."""
     for player in state.players:
         if not player.eliminated:
             enforce_hand_limit(state, player, hand_limit(player))
@@ -218,7 +219,8 @@ def end_round(state: GameState) -> None:
         state.phase = Phase.GAME_OVER
         state.current_player = -1
         return
-    start_round(state)
+    state.phase = Phase.ROUND_END  # phases 1-2 of the next round follow (Game._step)
+    state.current_player = -1
 
 
 def sentinels_acquired(state: GameState) -> int:

@@ -11,22 +11,31 @@ Typical loop::
 ``Game`` never calls an agent: it stores the pending decision and waits for ``apply``.
 Decisions with a single legal action are taken automatically (option
 ``skip_forced_decisions``), so every decision an agent sees is a real choice.
+
+The decision that ends a round plays phase 4 (hand limits, VP recount, game end), which leaves
+the state in ``Phase.ROUND_END``; by default ``apply`` goes straight on with the next round's
+phases 1-2 (turn order, display, income).  A script that wants to look between the two passes
+``stop_at_round_end=True`` to :meth:`Game.apply`, reads the phase-4 scores while
+:attr:`Game.at_round_end` is true, and continues with :meth:`Game.advance`; the game then goes
+on exactly as without the stop.
 """
 
 from __future__ import annotations
 
 import json
+import numbers
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, SupportsIndex
 
 from . import auction, turn
 from .actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
 from .config import GameConfig
 from .errors import IllegalActionError, ReplayError
-from .flow import new_state
+from .flow import new_state, start_round
+from .hands import Hand, hand_of
 from .scoring import winners
-from .state import GameState, Phase
+from .state import GameState, Phase, Purchase
 from .validation import check_state_dict
 
 FORMAT_VERSION = 1
@@ -47,6 +56,26 @@ _APPLY = {
 }
 
 
+class RoundEndError(IllegalActionError):
+    """:meth:`Game.apply` while the game is stopped at a round end, or :meth:`Game.advance`
+    while it is not; the game is left untouched."""
+
+    def __init__(self, message: str, action: object = None) -> None:
+        self.action = action
+        self.legal = ()
+        ValueError.__init__(self, message)
+
+
+def check_seed(seed: object, or_none: bool = False) -> int:
+    """``seed`` as a plain ``int``: any integer >= 0 (NumPy integers included) passes; bools,
+    floats, strings and negative numbers raise a one-line ``ValueError``.  ``or_none`` only
+    changes the message (for callers that also take ``None``)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        alternative = " or None" if or_none else ""
+        raise ValueError(f"seed must be a non-negative integer{alternative}, got {seed!r}")
+    return int(seed)
+
+
 class Game:
     """A game in progress: config + seeded generator + state + the decisions taken.
 
@@ -62,23 +91,31 @@ class Game:
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
-    def new(cls, config: GameConfig | None = None, seed: int | None = None, **options: Any) -> Game:
+    def new(
+        cls, config: GameConfig | None = None, seed: SupportsIndex | None = None, **options: Any
+    ) -> Game:
         """Set up a new game.  ``options`` are :class:`GameConfig` fields (used when no
-        config is given), e.g. ``Game.new(num_players=4, seed=1)``."""
+        config is given), e.g. ``Game.new(num_players=4, seed=1)``.
+
+        ``seed`` is any integer >= 0 (a ``numbers.Integral``: NumPy integers too), stored as
+        a plain ``int``; ``None`` draws one.  Bools, floats and negative numbers raise a
+        one-line ``ValueError``."""
         if config is None:
             config = GameConfig(**options)
         elif options:
             raise TypeError("pass either a GameConfig or keyword options, not both")
         if seed is None:  # draw one, so that every game can still be replayed from its record
             seed = random.SystemRandom().randrange(2**63)
-        elif type(seed) is not int or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+        else:  # stored as a plain int: the generator and the JSON save need one
+            seed = check_seed(seed, or_none=True)
         game = cls(new_state(config, seed), seed)
         game._skip_forced()
         return game
 
     @classmethod
-    def replay(cls, config: GameConfig, seed: int | None, actions: Iterable[int]) -> Game:
+    def replay(
+        cls, config: GameConfig, seed: SupportsIndex | None, actions: Iterable[int]
+    ) -> Game:
         """Rebuild a game from its config, seed and the decisions taken (forced ones excluded,
         as recorded in :attr:`history`).  Raises :class:`ReplayError` if an action is illegal."""
         game = cls.new(config, seed)
@@ -100,8 +137,9 @@ class Game:
 
     @property
     def current_player(self) -> int:
-        """The seat that must decide now (-1 when the game is over)."""
-        return self.state.current_player if not self.is_over else -1
+        """The seat that must decide now (-1 when the game is over or stopped at a round
+        end)."""
+        return self.state.current_player  # -1 in GAME_OVER and ROUND_END
 
     @property
     def turn_player(self) -> int:
@@ -127,6 +165,13 @@ class Game:
         return self.state.truncated
 
     @property
+    def at_round_end(self) -> bool:
+        """Stopped after phase 4 and before the next round's phases 1-2 (``phase`` is
+        ``Phase.ROUND_END``; only after ``apply(..., stop_at_round_end=True)``): nobody decides
+        until :meth:`advance`."""
+        return self.state.phase == Phase.ROUND_END
+
+    @property
     def history(self) -> list[int]:
         """Decisions applied through :meth:`apply` (forced decisions are not included)."""
         return self.state.history
@@ -137,7 +182,7 @@ class Game:
         legal = self._legal
         if legal is None:
             state = self.state
-            if state.terminated or state.truncated:
+            if state.terminated or state.truncated or state.phase == Phase.ROUND_END:
                 legal = ()
             else:
                 legal = tuple(_LEGAL[state.phase](state))
@@ -155,43 +200,92 @@ class Game:
         return as_action_index(action) in self.legal_actions()
 
     # ---- acting --------------------------------------------------------------------------
-    def apply(self, action: int) -> None:
-        """Apply the current player's decision.
+    def apply(self, action: int, *, stop_at_round_end: bool = False) -> None:
+        """Apply the current player's decision (then any forced decisions that follow).
+
+        Args:
+            action: a legal action index (a Python or NumPy integer).
+            stop_at_round_end: if this decision, or a forced one after it, ends the round,
+                stop after phase 4 (hand limits, VP recount, game-end check) and before the
+                next round's phases 1-2: :attr:`at_round_end` is then true, :meth:`scores`
+                are the phase-4 scores, nobody decides, and :meth:`advance` continues.  A
+                game saved there (:meth:`to_json`) loads stopped there.  Continuing gives
+                exactly the game that ``stop_at_round_end=False`` (the default) gives.
 
         Raises:
             IllegalActionError: the action is not legal now (the state is left untouched).
+            RoundEndError: the game is stopped at a round end (call :meth:`advance`).
         """
+        if self.state.phase == Phase.ROUND_END:
+            raise RoundEndError(
+                f"round {self.state.round} has ended: call Game.advance() before applying "
+                f"action {action!r}",
+                action,
+            )
         legal = self.legal_actions()
         index = action if type(action) is int else as_action_index(action)
         if index not in legal:
             raise IllegalActionError(action, legal, ACTION_NAMES)
         self.state.history.append(index)
-        self._step(index)
-        self._skip_forced()
+        self._step(index, stop_at_round_end)
+        self._skip_forced(stop_at_round_end)
 
-    def _step(self, action: int) -> None:
+    def advance(self, *, stop_at_round_end: bool = False) -> None:
+        """Continue a game stopped at a round end: play the next round's phases 1-2 (turn
+        order, display, income) and any forced decisions, up to the next real decision (or
+        the next round end, with ``stop_at_round_end``).
+
+        Raises:
+            RoundEndError: the game is not stopped at a round end.
+        """
+        if self.state.phase != Phase.ROUND_END:
+            raise RoundEndError("Game.advance() needs a game stopped at a round end")
+        start_round(self.state)
+        self._legal = None
+        self._skip_forced(stop_at_round_end)
+
+    def _step(self, action: int, stop_at_round_end: bool = False) -> None:
         state = self.state
         _APPLY[state.phase](state, action)
+        # Phase 4 leaves ROUND_END pending; unless asked to stop there, phases 1-2 follow now
+        # (and also before a max_decisions truncation, so both paths give the same game).
+        stopped = state.phase == Phase.ROUND_END
         state.num_decisions += 1
-        if state.num_decisions >= state.config.max_decisions and not state.terminated:
+        truncate = state.num_decisions >= state.config.max_decisions and not state.terminated
+        if stopped and (truncate or not stop_at_round_end):
+            start_round(state)
+        if truncate and not state.truncated:
             state.truncated = True
             state.phase = Phase.GAME_OVER
             state.current_player = -1
         self._legal = None
 
-    def _skip_forced(self) -> None:
+    def _skip_forced(self, stop_at_round_end: bool = False) -> None:
         if not self.state.config.skip_forced_decisions:
             return
         while True:
             legal = self.legal_actions()
             if len(legal) != 1:
                 return
-            self._step(legal[0])
+            self._step(legal[0], stop_at_round_end)
 
     # ---- outcome -------------------------------------------------------------------------
     def scores(self) -> list[int]:
         """VP of every seat as scored at the last phase 4 (0 for an eliminated player)."""
         return [p.vp for p in self.state.players]
+
+    @property
+    def purchases(self) -> list[Purchase]:
+        """Every auction won and paid for so far, oldest first (frozen records, a new list)."""
+        return [Purchase(*record) for record in self.state.purchases]
+
+    def hand(self, seat: int) -> Hand:
+        """A readable snapshot of ``seat``'s hand (every card value: the referee's view;
+        a player's own view is :meth:`PlayerView.hand`)."""
+        n = self.num_players
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < n:
+            raise ValueError(f"seat must be an integer in [0, {n}), got {seat!r}")
+        return hand_of(self.state.players[int(seat)].hand)
 
     def winners(self) -> list[int]:
         """Seats sharing the win (most VP); empty while the game is running or if truncated."""
@@ -206,9 +300,12 @@ class Game:
         copy._legal = self._legal
         return copy
 
-    def reseed(self, seed: int) -> None:
-        """Replace the random generator, e.g. so a search clone cannot foresee real draws."""
-        self.state.rng.seed(seed)
+    def reseed(self, seed: SupportsIndex) -> None:
+        """Replace the random generator, e.g. so a search clone cannot foresee real draws.
+
+        ``seed`` is any integer >= 0 (NumPy integers included); anything else raises
+        ``ValueError``."""
+        self.state.rng.seed(check_seed(seed))
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT_VERSION, "seed": self.seed, "state": self.state.to_dict()}
@@ -228,12 +325,14 @@ class Game:
             raw = data["state"]
             if not isinstance(raw, dict):
                 raise TypeError("state must be an object")
+            if "purchases" not in raw:  # saved before won auctions were recorded
+                raw = {**raw, "purchases": []}
             check_state_dict(raw, GameConfig.from_dict(raw.get("config")))
             state = GameState.from_dict(raw)
         except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
             raise ReplayError(f"malformed saved game: {exc}") from None
         game = cls(state, seed)
-        if not game.is_over and not game.legal_actions():
+        if not game.is_over and not game.at_round_end and not game.legal_actions():
             raise ReplayError("malformed saved game: the pending decision has no legal action")
         return game
 

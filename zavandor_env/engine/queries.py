@@ -33,6 +33,8 @@ _HAND_LIMIT_FIELDS = tuple(
 )  # fields whose first level changes the hand limit
 _BALL_HAND_LIMIT = ARTIFACTS[Art.CRYSTAL_BALL].hand_limit
 _WAND_HAND_LIMIT = ARTIFACTS[Art.WAND].hand_limit
+# The artifact producing one card of each colour per round, if any (blue, green, white, red).
+_COLOUR_PRODUCER: tuple[Art | None, ...] = (None, Art.CRYSTAL_OF_PROTECTION, None, Art.CHALICE)
 
 
 def hand_limit(player: PlayerState) -> int:
@@ -145,23 +147,23 @@ def may_acquire(player: PlayerState, kind: int, item: int) -> bool:
 
 
 def has_means_for_colour(state: GameState, player: PlayerState, colour: int) -> bool:
-    """9-Sages substitution test: can the player produce this colour of energy at all?
+    """9-Sages substitution test: has the player a means to get cards of this colour?
 
-    Blue: always (anyone may buy sapphires).  Green: a Spellbook or a Crystal of Protection.
-    White: an Elixir.  Red: may buy rubies (Fire 4, or the Druid's L3 ruby) or owns a Chalice.
+    The rulebook's "means to get" a colour: owning a gem of that colour (active or inactive:
+    an inactive one may be activated), owning an artifact that produces it (Crystal of
+    Protection: green, Chalice of Fire: red), or being allowed to buy its gem
+    (:func:`may_own_gem`: sapphires always, emeralds with a Spellbook, diamonds with an
+    Elixir, rubies at Fire 4 or with the Druid's unused Fire-3 ruby).  So blue always has
+    means, and a Druid who spent his Fire-3 ruby still has means for red while he owns it.
     """
-    arts = player.artifacts
-    if colour == 0:
+    gem = colour + 1  # colour c is produced by gem c + 1 (see data)
+    if player.active[gem] or player.inactive[gem]:
         return True
-    if colour == 1:
-        return arts[Art.SPELLBOOK] > 0 or arts[Art.CRYSTAL_OF_PROTECTION] > 0
-    if colour == 2:
-        return arts[Art.ELIXIR] > 0
-    return (
-        arts[Art.CHALICE] > 0
-        or player.levels[Field.FIRE] >= FIRE_LEVEL_FOR_RUBIES
-        or druid_ruby_available(state, player)
-    )
+    producer = _COLOUR_PRODUCER[colour]
+    if producer is not None and player.artifacts[producer] > 0:
+        return True
+    # The 5-ruby cap in may_own_gem never hides means here: at the cap he owns rubies.
+    return may_own_gem(state, player, gem)
 
 
 def character_name(player: PlayerState) -> str:

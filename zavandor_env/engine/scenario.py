@@ -23,15 +23,19 @@ Notation (items separated by spaces, ``name:count`` repeats an item):
   only with the ``one_value_dust`` variant);
 * fields -- ``gemstones energy_flow fire sages artifacts accumulation`` with the level as
   count (``fire:3``);
-* artifacts -- the data-table names (``spellbook``, ``magic_mirror``...) or the short
-  aliases ``belt mirror protection mask wand chalice cloak``;
-* sentinels -- ``phoenix owl fox toad unicorn tomcat scarab raven salamander``.
+* artifacts -- the names used in the action names (``spellbook``, ``magic_mirror``...: the
+  ``open_<artifact>`` actions; the whole action name ``open_magic_mirror`` works too) or the
+  short aliases ``belt mirror protection mask wand chalice cloak`` (one table: ``names.py``);
+* sentinels -- ``phoenix owl fox toad unicorn tomcat scarab raven salamander`` (or
+  ``open_phoenix``...).
+
+An unknown name raises :class:`ScenarioError` listing the known ones.
 
 Everything handed out is *taken* from the table: gems from the gem supply, energy cards from
 their colour's draw pile, concentrated cards from their supply, artifacts from the artifact
-deck (or, when the deck has none left, the display) and sentinels from the open sentinels, so the conservation laws of the real game hold
-(dust is unlimited, as in the engine).  Asking for more than the table holds raises
-:class:`ScenarioError`.
+deck (or, when the deck has none left, the display) and sentinels from the open sentinels,
+so the conservation laws of the real game hold (dust is unlimited, as in the engine).  Asking
+for more than the table holds raises :class:`ScenarioError`.
 
 A built game is not a replay of ``(config, seed, actions)``: its ``history`` starts empty and
 it has no initial forced decisions taken.  Scored VP are recounted from the holdings (unless a
@@ -42,14 +46,13 @@ given, and the position price modifiers are set from the order and the scored VP
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, SupportsIndex
 
 from .actions import END_TURN, string_to_action
 from .config import GameConfig
 from .data import (
     ARTIFACTS,
     CARD_TOKEN_INDEX,
-    CARD_TOKENS,
     CHARACTERS,
     CHIP_COSTS,
     COLOUR_NAMES,
@@ -67,6 +70,10 @@ from .data import (
 from .economy import gain_dust
 from .flow import _determine_turn_order, assign_position_modifiers, begin_turn
 from .game import Game
+from .hands import token_notation
+from .hands import token_word as _token_word
+from .names import ARTIFACT_ALIASES, UnknownNameError, sentinel_index
+from .names import artifact_index as _artifact_index
 from .scoring import rescore
 from .state import Phase, PlayerState
 
@@ -74,17 +81,21 @@ from .state import Phase, PlayerState
 #: price effect come first, so default scenarios use plain gem and artifact prices.
 DEFAULT_CHARACTERS = ("druid", "fairy", "mage", "kobold", "witch", "elf")
 
-ARTIFACT_ALIASES = {
-    "belt": "magic_belt",
-    "mirror": "magic_mirror",
-    "protection": "crystal_of_protection",
-    "mask": "mask_of_charisma",
-    "wand": "magic_wand",
-    "chalice": "chalice_of_fire",
-    "cloak": "shadow_cloak",
-}
-_ARTIFACT_INDEX = {a.name: i for i, a in enumerate(ARTIFACTS)}
-_SENTINEL_INDEX = {s.name: i for i, s in enumerate(SENTINELS)}
+__all__ = [
+    "ARTIFACT_ALIASES",
+    "DEFAULT_CHARACTERS",
+    "ScenarioError",
+    "artifact_index",
+    "build",
+    "finish_round",
+    "gems_of",
+    "parse_tokens",
+    "play",
+    "token_index",
+    "token_names",
+    "tokens_of",
+]
+
 _PLAYER_KEYS = frozenset(
     {
         "active", "inactive", "hand", "dust", "levels", "chips", "pentagon", "artifacts",
@@ -144,13 +155,9 @@ def parse_tokens(text: str) -> list[int]:
 
 
 def token_names(counts: Sequence[int]) -> str:
-    """Inverse of :func:`parse_tokens`: a count vector (or token list) in notation, ordered
-    by token index, e.g. ``"blue5:2 dust10"``."""
-    words = []
-    for t, n in enumerate(counts):
-        if n:
-            words.append(_token_word(t) + (f":{n}" if n > 1 else ""))
-    return " ".join(words)
+    """Inverse of :func:`parse_tokens`: a count vector in notation, ordered by token index,
+    e.g. ``"blue5:2 dust10"``."""
+    return token_notation(counts)
 
 
 def tokens_of(tokens: Sequence[int]) -> str:
@@ -159,15 +166,6 @@ def tokens_of(tokens: Sequence[int]) -> str:
     for t in tokens:
         counts[t] += 1
     return token_names(counts)
-
-
-def _token_word(t: int) -> str:
-    if t < NUM_CARD_TOKENS:
-        colour, value = CARD_TOKENS[t]
-        return f"{COLOUR_NAMES[colour]}{value}"
-    if t < DUST_TOKEN0:
-        return f"conc_{COLOUR_NAMES[t - CONC_TOKEN0]}"
-    return f"dust{DUST_CHITS[t - DUST_TOKEN0]}"
 
 
 def _named(text: str, names: Sequence[str], what: str) -> list[int]:
@@ -180,14 +178,19 @@ def _named(text: str, names: Sequence[str], what: str) -> list[int]:
 
 
 def artifact_index(name: str) -> int:
-    """Artifact type of a data-table name or short alias (``"mirror"``)."""
-    name = ARTIFACT_ALIASES.get(name, name)
-    if name not in _ARTIFACT_INDEX:
-        raise ScenarioError(
-            f"unknown artifact {name!r}; known: {' '.join(_ARTIFACT_INDEX)} "
-            f"(aliases {' '.join(ARTIFACT_ALIASES)})"
-        )
-    return _ARTIFACT_INDEX[name]
+    """Artifact type of a name as in the action names (``"magic_mirror"``), of the whole
+    action name (``"open_magic_mirror"``) or of a short alias (``"mirror"``)."""
+    try:
+        return _artifact_index(name)
+    except UnknownNameError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def _sentinel(name: str) -> int:
+    try:
+        return sentinel_index(name)
+    except UnknownNameError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def gems_of(counts: Sequence[int]) -> str:
@@ -203,7 +206,7 @@ def build(
     *,
     players: Sequence[Mapping[str, Any]] | None = None,
     characters: Sequence[str] | None = None,
-    seed: int = 0,
+    seed: SupportsIndex = 0,
     turn_order: Sequence[int] | None = None,
     turn_player: int | None = None,
     display: Sequence[str] | None = None,
@@ -220,16 +223,15 @@ def build(
         players: one mapping per seat (missing seats get the defaults).  Keys (all optional):
             ``active`` / ``inactive`` gems (default: the starting 2 opals + 1 sapphire active);
             ``hand`` tokens (default empty); ``dust`` extra dust amount, chitted in the fewest
-            slots; ``levels`` (default: the character's starting field at 1; when given it
-            replaces all levels); ``chips`` bought chip costs, e.g. ``"20 25"`` (default: the
-            cheapest chips that the placed non-starting fields and the pentagon need);
-            ``pentagon`` chips waiting unplaced (default 0, or the bought chips not placed);
-            ``artifacts``; ``sentinels``;
-            ``sages`` cards under the turn-order card and ``sages_dust``; ``vp`` and
-            ``gem_vp`` scored at the last phase 4 (default: recounted from the holdings);
-            ``druid_ruby_used``.
+            slots; ``levels`` (fields not named are at 0, except the character's starting
+            field, which is at 1 unless named with a higher level); ``chips`` bought chip
+            costs, e.g. ``"20 25"`` (default: the cheapest chips that the placed non-starting
+            fields and the pentagon need); ``pentagon`` chips waiting unplaced (default 0, or
+            the bought chips not placed); ``artifacts``; ``sentinels``; ``sages`` cards under
+            the turn-order card and ``sages_dust``; ``vp`` and ``gem_vp`` scored at the last
+            phase 4 (default: recounted from the holdings); ``druid_ruby_used``.
         characters: one name per seat (default :data:`DEFAULT_CHARACTERS`).
-        seed: seeds the deck shuffles and every later random draw.
+        seed: seeds the deck shuffles and every later random draw (any integer >= 0).
         turn_order: seats in order I, II, ...; default: the phase-1 rule on the scored VP.
         turn_player: whose turn it is (default position I).
         display: artifacts face up (default: as dealt by the seed).
@@ -339,7 +341,7 @@ def _make_player(state: Any, seat: int, spec: Mapping[str, Any]) -> None:
     p.sages_dust = int(spec.get("sages_dust", 0))
 
     if "levels" in spec:
-        p.levels = _named(spec["levels"], FIELD_NAMES, "field")
+        p.levels = _levels(seat, spec["levels"], start_field)
     else:
         p.levels[start_field] = 1
     if any(level > 4 for level in p.levels):
@@ -370,14 +372,32 @@ def _make_player(state: Any, seat: int, spec: Mapping[str, Any]) -> None:
         for _ in range(n):
             _take_artifact(state, a)
         p.artifacts[a] = n
-    sentinel_names = [x.name for x in SENTINELS]
-    for s, n in enumerate(_named(spec.get("sentinels", ""), sentinel_names, "sentinel")):
+    sentinels = [0] * len(SENTINELS)
+    for name, n in _items(spec.get("sentinels", "")):
+        sentinels[_sentinel(name)] += n
+    for s, n in enumerate(sentinels):
         if n:
             if n > 1 or state.sentinel_owner[s] != -1:
                 raise ScenarioError(f"seat {seat}: sentinel {SENTINELS[s].name} is taken")
             state.sentinel_owner[s] = seat
             p.sentinels.append(s)
     p.druid_ruby_used = bool(spec.get("druid_ruby_used", False))
+
+
+def _levels(seat: int, text: str, start_field: int) -> list[int]:
+    """Knowledge levels from notation.  The character's starting field is printed on the
+    board at level 1 and levels never go down, so it is kept at 1 when not named and a
+    lower level for it is refused (never silently dropped)."""
+    levels = _named(text, FIELD_NAMES, "field")
+    named = {name for name, _ in _items(text)}
+    field = FIELD_NAMES[start_field]
+    if field not in named:
+        levels[start_field] = 1
+    elif levels[start_field] < 1:
+        raise ScenarioError(
+            f"seat {seat}: the starting field {field} is at level 1 or more, got {field}:0"
+        )
+    return levels
 
 
 def _expand(counts: Sequence[int]) -> list[int]:

@@ -9,11 +9,21 @@ remember (e.g. VP as scored at the last phase 4, which drives turn order).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 from .config import GameConfig
-from .data import NUM_ARTIFACT_TYPES, NUM_CHIPS, NUM_COLOURS, NUM_FIELDS, NUM_GEMS, NUM_TOKENS
+from .data import (
+    ARTIFACTS,
+    NUM_ARTIFACT_TYPES,
+    NUM_CHIPS,
+    NUM_COLOURS,
+    NUM_FIELDS,
+    NUM_GEMS,
+    NUM_TOKENS,
+    SENTINELS,
+)
 
 
 class Phase(IntEnum):
@@ -25,6 +35,9 @@ class Phase(IntEnum):
     FREE_LEVEL = 3  # a Runestone/Mask/Talisman owner chooses the field of a free level
     LOSE_GEM = 4  # a Mirror/Cloak victim chooses which active gem to return
     GAME_OVER = 5
+    # Phase 4 is scored and the game goes on; the next round's phases 1-2 wait.  Nobody
+    # decides here: ``Game`` continues at once unless asked to stop (``stop_at_round_end``).
+    ROUND_END = 6
 
 
 class Block(IntEnum):
@@ -38,6 +51,37 @@ class Block(IntEnum):
 
 ITEM_ARTIFACT = 0
 ITEM_SENTINEL = 1
+
+#: One won auction as stored in ``GameState.purchases``: (round, seat, kind, item, bid, price).
+PurchaseRecord = tuple[int, int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Purchase:
+    """One auction won and paid for (a cursed winner's cancelled auction is not one).
+
+    Attributes:
+        round: the round of the purchase.
+        seat: the winner.
+        kind: ``ITEM_ARTIFACT`` (0) or ``ITEM_SENTINEL`` (1).
+        item: the artifact type (``data.Art``) or the sentinel (``data.Sen``).
+        bid: the winning bid, as bid (before modifiers and discounts).
+        price: the energy paid: the bid plus the turn-order modifier less every discount,
+            floored at 0 (``queries.item_price``).
+    """
+
+    round: int
+    seat: int
+    kind: int
+    item: int
+    bid: int
+    price: int
+
+    @property
+    def item_name(self) -> str:
+        """The artifact's or sentinel's data-table name, e.g. ``"spellbook"``, ``"owl"``."""
+        table = ARTIFACTS if self.kind == ITEM_ARTIFACT else SENTINELS
+        return table[self.item].name
 
 
 class PlayerState:
@@ -118,7 +162,7 @@ class GameState:
         "discards", "concentrated_supply", "gem_supply", "art_mod", "sen_mod", "auction_kind",
         "auction_item", "auction_opener", "high_bid", "high_bidder", "passed", "debtor",
         "debt_item_price", "free_levels", "victims", "terminated", "truncated",
-        "num_decisions", "history",
+        "num_decisions", "history", "purchases",
     )
 
     def __init__(self, config: GameConfig, rng: random.Random) -> None:
@@ -165,6 +209,9 @@ class GameState:
         self.truncated = False
         self.num_decisions = 0
         self.history: list[int] = []  # decisions applied through Game.apply (not forced ones)
+        # Every auction won, in order (see Purchase): plain tuples, so recording one is an
+        # append on the hot path and a copy is a shallow list copy.
+        self.purchases: list[PurchaseRecord] = []
 
     def clone(self) -> GameState:
         """An independent copy; the random generator is copied too (same future draws)."""
@@ -209,6 +256,7 @@ class GameState:
         s.truncated = self.truncated
         s.num_decisions = self.num_decisions
         s.history = self.history[:]
+        s.purchases = self.purchases[:]
         return s
 
     def to_dict(self) -> dict[str, Any]:
@@ -243,6 +291,9 @@ class GameState:
                 setattr(s, name, data[name])
         s.phase = Phase(s.phase)
         s.block = Block(s.block)
+        # JSON lists back to records (validation has checked each holds six integers).
+        s.purchases = [(r, seat, kind, item, bid, price)
+                       for r, seat, kind, item, bid, price in data["purchases"]]
         return s
 
 

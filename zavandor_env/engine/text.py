@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from .actions import ACTION_NAMES
 from .data import (
-    ARTIFACTS,
     CHARACTERS,
     CHIP_COSTS,
     COLOUR_NAMES,
@@ -19,10 +18,10 @@ from .data import (
     GEM_NAMES,
     NUM_TOKENS,
     POSITION_NAMES,
-    SENTINELS,
     token_name,
 )
 from .economy import hand_load, hand_value
+from .names import ARTIFACT_NAMES, SENTINEL_NAMES
 from .queries import active_slots, hand_limit
 from .state import GameState, Phase, PlayerState
 
@@ -46,14 +45,16 @@ def _hand(player: PlayerState) -> str:
     return ", ".join(items) or "empty"
 
 
-def _player_lines(state: GameState, player: PlayerState, name: SeatName) -> list[str]:
+def _player_lines(
+    state: GameState, player: PlayerState, name: SeatName, deciding: int
+) -> list[str]:
     seat = player.seat
     position = state.turn_order.index(seat) if seat in state.turn_order else -1
     where = POSITION_NAMES[position] if position >= 0 else "-"
     flags = []
-    if seat == state.turn_player and not (state.terminated or state.truncated):
+    if seat == state.turn_player and deciding >= 0:
         flags.append("turn")
-    if seat == state.current_player:
+    if seat == deciding:
         flags.append("deciding")
     if player.eliminated:
         flags.append("ELIMINATED")
@@ -62,7 +63,7 @@ def _player_lines(state: GameState, player: PlayerState, name: SeatName) -> list
     )
     chips = [str(c) for c, bought in zip(CHIP_COSTS, player.chips_bought) if bought]
     arts = [
-        f"{ARTIFACTS[a].name} x{n}" if n > 1 else ARTIFACTS[a].name
+        f"{ARTIFACT_NAMES[a]} x{n}" if n > 1 else ARTIFACT_NAMES[a]
         for a, n in enumerate(player.artifacts)
         if n
     ]
@@ -70,7 +71,7 @@ def _player_lines(state: GameState, player: PlayerState, name: SeatName) -> list
     if player.sages_dust:
         sages.append(f"dust {player.sages_dust}")
     flagged = f" [{', '.join(flags)}]" if flags else ""
-    sentinels = ", ".join(SENTINELS[s].name for s in player.sentinels) or "none"
+    sentinels = ", ".join(SENTINEL_NAMES[s] for s in player.sentinels) or "none"
     hand = f"value {hand_value(player.hand)}, load {hand_load(player.hand)}/{hand_limit(player)}"
     slots = f"{sum(player.active)}/{active_slots(player)} slots"
     return [
@@ -85,7 +86,10 @@ def _player_lines(state: GameState, player: PlayerState, name: SeatName) -> list
         ),
         f"  artifacts: {', '.join(arts) or 'none'}; sentinels: {sentinels}",
         f"  hand ({hand}): {_hand(player)}",
-        f"  balance {player.balance:+d}; under the turn-order card: {', '.join(sages) or 'nothing'}",
+        (
+            f"  balance {player.balance:+d}; "
+            f"under the turn-order card: {', '.join(sages) or 'nothing'}"
+        ),
     ]
 
 
@@ -93,9 +97,9 @@ def _pending(state: GameState, name: SeatName) -> list[str]:
     lines = []
     if state.auction_kind >= 0:
         item = (
-            ARTIFACTS[state.auction_item].name
+            ARTIFACT_NAMES[state.auction_item]
             if state.auction_kind == 0
-            else SENTINELS[state.auction_item].name
+            else SENTINEL_NAMES[state.auction_item]
         )
         passed = [s for s in range(state.config.num_players) if (state.passed >> s) & 1]
         bid = (
@@ -114,7 +118,8 @@ def _pending(state: GameState, name: SeatName) -> list[str]:
             f"Pending: {name(state.current_player)} places {state.free_levels} free level(s)"
         )
     elif state.phase == Phase.LOSE_GEM:
-        lines.append(f"Pending: {', '.join(map(name, state.victims))} each return an active gem, in this order")
+        victims = ", ".join(map(name, state.victims))
+        lines.append(f"Pending: {victims} each return an active gem, in this order")
     return lines
 
 
@@ -132,6 +137,8 @@ def describe(game: Game, name: SeatName = seat_label) -> str:
         status = f"game over: winners {game.winners()}"
     elif state.truncated:
         status = "game over: truncated by a safety limit"
+    elif game.at_round_end:
+        status = f"round {state.round} ended (phase 4 scored); Game.advance() continues"
     else:
         status = f"{name(state.current_player)} decides"
     order = ", ".join(
@@ -144,9 +151,9 @@ def describe(game: Game, name: SeatName = seat_label) -> str:
         f"Turn order: {order}",
     ]
     for player in state.players:
-        lines.extend(_player_lines(state, player, name))
-    remaining = [SENTINELS[s].name for s, owner in enumerate(state.sentinel_owner) if owner == -1]
-    display = ", ".join(ARTIFACTS[a].name for a in state.display) or "empty"
+        lines.extend(_player_lines(state, player, name, game.current_player))
+    remaining = [SENTINEL_NAMES[s] for s, owner in enumerate(state.sentinel_owner) if owner == -1]
+    display = ", ".join(ARTIFACT_NAMES[a] for a in state.display) or "empty"
     lines += [
         f"Display: {display}; artifact deck: {len(state.artifact_deck)} cards",
         f"Sentinels remaining: {', '.join(remaining) or 'none'}",

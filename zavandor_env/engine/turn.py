@@ -116,7 +116,8 @@ def legal_turn(state: GameState) -> list[int]:
 
 
 def _legal_openings(state: GameState, actions: list[int], cash: int) -> None:
-    """Auctions the turn player may open: items he may own and could pay the minimum for."""
+    """Auctions the turn player may open: items he may own (and, with the affordability
+    filter ``allow_overbid=False``, whose price at the minimum bid he could pay)."""
     player = state.players[state.turn_player]
     budget = None if state.config.allow_overbid else cash + gems_sale_value(player)
     has_active_gem = any(player.active)
@@ -128,7 +129,9 @@ def _legal_openings(state: GameState, actions: list[int], cash: int) -> None:
         if budget is None or artifact_price(state, player, art, ARTIFACTS[art].min_bid) <= budget:
             actions.append(OPEN_ARTIFACT + art)
     owners = state.sentinel_owner
-    if -1 in owners and (budget is None or sentinel_price(state, player, SENTINEL_MIN_BID) <= budget):
+    if -1 not in owners:
+        return
+    if budget is None or sentinel_price(state, player, SENTINEL_MIN_BID) <= budget:
         actions.extend(OPEN_SENTINEL + s for s in range(NUM_SENTINELS) if owners[s] == -1)
 
 

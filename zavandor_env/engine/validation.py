@@ -8,7 +8,8 @@ wrongly) several decisions later.  Three layers:
    config (the fresh state serves as the template, so new fields need no extra code here);
 2. **ranges**: every seat, item id, token, level and count within its domain;
 3. **conservation**: gems, energy cards and concentrated cards add up to the box contents
-   (this also bounds every count, so a huge number cannot exhaust memory later).
+   (this also bounds every count, so a huge number cannot exhaust memory later); the record
+   of purchases names real seats and items, possible prices and ordered rounds.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from typing import Any
 from .actions import NUM_ACTIONS
 from .config import GameConfig
 from .data import (
+    ARTIFACTS,
     CARD_TOKENS,
     CHARACTERS,
     CONC_TOKEN0,
     CONCENTRATED_PER_COLOUR,
+    COPIES_BY_PLAYERS,
     ENERGY_DECKS,
     GEM_SUPPLY,
     MAX_LEVEL,
@@ -34,10 +37,13 @@ from .data import (
     NUM_COLOURS,
     NUM_GEMS,
     NUM_SENTINELS,
+    POSITION_MODIFIER,
+    SENTINEL_MIN_BID,
     TOKEN_COLOUR,
     TOKEN_VALUE,
 )
-from .state import Phase
+from .names import ARTIFACT_NAMES, SENTINEL_NAMES
+from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Phase
 
 # Lists whose length varies during a game (their elements are plain ints).
 _VARIABLE_LISTS = frozenset(
@@ -53,6 +59,8 @@ _VARIABLE_LISTS = frozenset(
     }
 )
 _NO_BOUND = None
+# Lists of fixed-width integer records (variable length): name -> record width.
+_RECORD_LISTS = {"purchases": 6}
 
 
 def _state_bounds(n: int) -> dict[str, tuple[int | None, int | None]]:
@@ -60,7 +68,7 @@ def _state_bounds(n: int) -> dict[str, tuple[int | None, int | None]]:
     seat = (0, n - 1)
     seat_or_none = (-1, n - 1)
     return {
-        "phase": (0, 5),
+        "phase": (0, max(Phase)),
         "turn_index": seat,
         "turn_player": seat,
         "current_player": seat_or_none,
@@ -129,7 +137,9 @@ def check_state_dict(data: Any, config: GameConfig) -> None:
     if not all(0 <= w < 1 << 32 for w in words[:-1]) or not 0 <= words[-1] <= len(words) - 1:
         raise ValueError("state.rng is not a random generator state")
     _check_conservation(data)
+    _check_unique_items(data, config)
     _check_pending_decision(data)
+    _check_purchases(data, config)
 
 
 def _check_pending_decision(data: dict[str, Any]) -> None:
@@ -141,7 +151,8 @@ def _check_pending_decision(data: dict[str, Any]) -> None:
         raise ValueError("state.turn_player is not at state.turn_index of state.turn_order")
     phase = data["phase"]
     over = data["terminated"] or data["truncated"]
-    if over != (phase == Phase.GAME_OVER) or (data["current_player"] < 0) != over:
+    nobody_decides = over or phase == Phase.ROUND_END
+    if over != (phase == Phase.GAME_OVER) or (data["current_player"] < 0) != nobody_decides:
         raise ValueError("state.phase, current_player and terminated/truncated disagree")
     if phase == Phase.BID:
         kind, item = data["auction_kind"], data["auction_item"]
@@ -162,6 +173,34 @@ def _check_pending_decision(data: dict[str, Any]) -> None:
         raise ValueError("the turn player's balance exceeds his hand's value")
 
 
+def _check_purchases(data: dict[str, Any], config: GameConfig) -> None:
+    """Each recorded purchase names a seat, an item and a bid that exist, a price the rules
+    could produce, and a round not after the current one nor before the previous record's;
+    every purchase takes an item out of the game, so their number is bounded too."""
+    records = data["purchases"]
+    n = config.num_players
+    most = NUM_ARTIFACT_TYPES * COPIES_BY_PLAYERS[n] + NUM_SENTINELS
+    if len(records) > most:
+        raise ValueError(f"state.purchases holds {len(records)} records; at most {most} exist")
+    previous = 1
+    for i, (round_, seat, kind, item, bid, price) in enumerate(records):
+        where = f"state.purchases[{i}]"
+        if not previous <= round_ <= data["round"]:
+            raise ValueError(f"{where}: round {round_} is out of order or in the future")
+        previous = round_
+        if not 0 <= seat < n:
+            raise ValueError(f"{where}: seat {seat} is not a seat of {n} players")
+        if kind not in (ITEM_ARTIFACT, ITEM_SENTINEL):
+            raise ValueError(f"{where}: kind {kind} is neither artifact (0) nor sentinel (1)")
+        items = NUM_ARTIFACT_TYPES if kind == ITEM_ARTIFACT else NUM_SENTINELS
+        if not 0 <= item < items:
+            raise ValueError(f"{where}: item {item} does not exist")
+        minimum = ARTIFACTS[item].min_bid if kind == ITEM_ARTIFACT else SENTINEL_MIN_BID
+        surcharge = max(m[kind] for m in POSITION_MODIFIER)  # largest turn-order surcharge
+        if bid < minimum or not 0 <= price <= bid + surcharge:
+            raise ValueError(f"{where}: bid {bid} / price {price} impossible for that item")
+
+
 def _check_shape(value: Any, template: Any, where: str, name: str = "") -> None:
     if isinstance(template, dict):
         if not isinstance(value, dict):
@@ -176,6 +215,14 @@ def _check_shape(value: Any, template: Any, where: str, name: str = "") -> None:
     elif isinstance(template, list):
         if not isinstance(value, list):
             raise TypeError(f"{where} must be a list, got {type(value).__name__}")
+        if name in _RECORD_LISTS:
+            width = _RECORD_LISTS[name]
+            for i, record in enumerate(value):
+                if not isinstance(record, list) or len(record) != width:
+                    raise ValueError(f"{where}[{i}] must be a list of {width} integers")
+                if not all(type(v) is int for v in record):
+                    raise ValueError(f"{where}[{i}] must be a list of {width} integers")
+            return
         if name in _VARIABLE_LISTS or len(template) > 100:  # the generator's 625 words
             if not all(type(v) is int for v in value):
                 raise ValueError(f"{where} must be a list of integers")
@@ -237,3 +284,58 @@ def _check_conservation(data: dict[str, Any]) -> None:
         total = data["concentrated_supply"][c] + sum(p["hand"][CONC_TOKEN0 + c] for p in players)
         if total != CONCENTRATED_PER_COLOUR:
             raise ValueError(f"concentrated cards of colour {c}: {total} in the game, not 8")
+
+
+def _check_unique_items(data: dict[str, Any], config: GameConfig) -> None:
+    """Each player board, artifact copy and sentinel is in one place only: distinct
+    characters (those of the config, when it names them), no more copies of an artifact
+    among the display, the deck and the owners than the box holds, and every sentinel owned
+    by at most one seat, as ``sentinel_owner`` records."""
+    players = data["players"]
+    seen: dict[int, int] = {}
+    for seat, player in enumerate(players):
+        character = player["character"]
+        if character in seen:
+            raise ValueError(
+                f"state.players[{seat}].character {CHARACTERS[character].name} is already "
+                f"seat {seen[character]}'s"
+            )
+        seen[character] = seat
+        if config.characters is not None and config.characters[seat] != CHARACTERS[character].name:
+            raise ValueError(
+                f"state.players[{seat}].character is {CHARACTERS[character].name}, but the "
+                f"config deals {config.characters[seat]}"
+            )
+    copies = COPIES_BY_PLAYERS[config.num_players]
+    for art, art_name in enumerate(ARTIFACT_NAMES):
+        places = {"display": data["display"].count(art), "deck": data["artifact_deck"].count(art)}
+        for seat, player in enumerate(players):
+            places[f"seat {seat}"] = player["artifacts"][art]
+        if sum(places.values()) > copies:
+            where = ", ".join(f"{place} {n}" for place, n in places.items() if n)
+            raise ValueError(
+                f"artifact {art_name}: {sum(places.values())} copies in the game ({where}), "
+                f"the box holds {copies}"
+            )
+    holder: dict[int, int] = {}
+    for seat, player in enumerate(players):
+        for sentinel in player["sentinels"]:
+            name = SENTINEL_NAMES[sentinel]
+            if sentinel in holder:
+                raise ValueError(
+                    f"sentinel {name} is held by seat {holder[sentinel]} and seat {seat}"
+                    if holder[sentinel] != seat
+                    else f"sentinel {name} is listed twice for seat {seat}"
+                )
+            holder[sentinel] = seat
+    for sentinel, owner in enumerate(data["sentinel_owner"]):
+        if owner >= 0 and holder.get(sentinel) != owner:
+            raise ValueError(
+                f"state.sentinel_owner gives {SENTINEL_NAMES[sentinel]} to seat {owner}, "
+                f"whose sentinels do not list it"
+            )
+        if owner < 0 and sentinel in holder:
+            raise ValueError(
+                f"sentinel {SENTINEL_NAMES[sentinel]} is held by seat {holder[sentinel]} but "
+                f"state.sentinel_owner has it as {'available' if owner == -1 else 'gone'}"
+            )

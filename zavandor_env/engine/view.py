@@ -28,6 +28,7 @@ from .data import (
     TOKEN_VALUE,
 )
 from .economy import hand_load, hand_value
+from .hands import Hand, hand_of
 from .queries import active_slots, gems_sale_value, hand_limit, item_price, may_acquire, may_own_gem
 from .scoring import sentinel_vp, victory_points
 from .state import GameState, Phase
@@ -247,6 +248,10 @@ class PlayerView:
     @property
     def opponents(self) -> tuple[SeatView, ...]:
         return tuple(s for s in self._seats if s.seat != self.seat and not s.eliminated)
+
+    def hand(self) -> Hand:
+        """A readable snapshot of the viewer's own hand (``me.hand`` is the packed form)."""
+        return hand_of(self._state.players[self.seat].hand)
 
     # ---- table --------------------------------------------------------------------------
     @property

@@ -1,0 +1,101 @@
+"""The outcome of a game: the one definition of a result that every layer uses.
+
+The environment's terminal rewards, the tournament's win rates and ranks, training's evaluation
+and the CLI all read a game's result through :func:`game_outcome`, so a game means the same
+thing everywhere:
+
+* **Winners come only from the rules.**  A game that ends by the rules (five sentinels owned,
+  or one player left after the Curse of the 9 Sages) is won by the players still in the game
+  with the most VP; tied players share the win.  A game cut off by a safety limit
+  (``GameConfig.max_rounds`` / ``max_decisions``) has **no winner**: it is *truncated*, and in
+  win rates it counts as a game nobody won.  (Ranking the VP leaders of an unfinished game as
+  winners would reward stalling: uniformly random players never finish a game.)
+* **Ranks are competition ranks** by final VP (1 = best; tied seats share the better rank), with
+  players eliminated by the Curse below every player still in the game.  Ranks are given for
+  truncated games too (by the VP at the last phase 4), flagged by ``truncated``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .scoring import winners as rule_winners
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished (or cut-off) game came out, per seat.
+
+    Attributes:
+        scores: VP of every seat at the last phase 4 (0 for an eliminated player).
+        ranks: competition ranks (1 = best, ties share the better rank; eliminated seats last).
+        winners: the seats that won by the rules; empty for a truncated or unfinished game.
+        eliminated: seats put out of the game by the Curse of the 9 Sages.
+        terminated: the game ended by the rules.
+        truncated: a safety limit cut the game off (then ``winners`` is empty).
+        rounds: the round the game stopped in.
+        decisions: decisions applied through ``Game.apply``.
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    eliminated: tuple[bool, ...]
+    terminated: bool
+    truncated: bool
+    rounds: int
+    decisions: int
+
+    @property
+    def num_players(self) -> int:
+        return len(self.scores)
+
+    @property
+    def is_over(self) -> bool:
+        return self.terminated or self.truncated
+
+    def won(self, seat: int) -> bool:
+        """Whether ``seat`` is among the rules' winners (a shared win counts)."""
+        return seat in self.winners
+
+    def describe(self) -> str:
+        """One line for people: who won, or why nobody did."""
+        vp = ", ".join(f"player_{s}: {v}" for s, v in enumerate(self.scores))
+        if self.terminated:
+            names = " and ".join(f"player_{w}" for w in self.winners)
+            shared = " (shared)" if len(self.winners) > 1 else ""
+            return f"{names} won{shared} in round {self.rounds}; VP {vp}"
+        if self.truncated:
+            return (f"cut off by a safety limit in round {self.rounds}: no winner "
+                    f"(a game ends by the rules when five sentinels are owned); VP {vp}")
+        return f"still running (round {self.rounds}); VP {vp}"
+
+
+def competition_ranks(points: Sequence[float]) -> list[int]:
+    """1 + the number of seats with strictly more points (ties share the better rank)."""
+    return [1 + sum(1 for other in points if other > p) for p in points]
+
+
+def game_outcome(game: Game) -> Outcome:
+    """The :class:`Outcome` of ``game`` as it stands (final once ``game.is_over``)."""
+    state = game.state
+    players = state.players
+    scores = tuple(p.vp for p in players)
+    eliminated = tuple(p.eliminated for p in players)
+    # An eliminated player ranks below anyone still in the game, whatever the VP.
+    ranks = competition_ranks([-1 if out else vp for vp, out in zip(scores, eliminated)])
+    return Outcome(
+        scores=scores,
+        ranks=tuple(ranks),
+        winners=tuple(rule_winners(state)) if state.terminated else (),
+        eliminated=eliminated,
+        terminated=state.terminated,
+        truncated=state.truncated,
+        rounds=state.round,
+        decisions=len(state.history),
+    )
