@@ -1,21 +1,26 @@
-"""Play a trained policy: a MaskablePPO checkpoint (``.zip``) or a weights-only export (``.npz``).
+"""Play a trained policy: a weights-only export (``.npz``) or, opted into, an SB3 ``.zip``.
 
 Two file kinds are accepted:
 
-* **SB3 checkpoint** (``*.zip``, from ``MaskablePPO.save``): loaded with sb3-contrib.  Such a
-  file holds pickled Python objects, so load only checkpoints you trust.
-* **Weights-only policy** (``*.npz``, format ``zavandor-policy`` version 1, written by
-  ``train.export.save_policy``): the actor's matrices plus JSON metadata, read with
-  ``allow_pickle=False`` -- nothing in the file is executed.
+* **Weights-only policy** (``*.npz``, the default; format in :mod:`agents.policy_file`): the
+  actor's matrices plus JSON metadata, read with ``allow_pickle=False`` -- nothing in the file
+  is executed.  Training writes one next to its checkpoints (``policy.npz``).
+* **SB3 checkpoint** (``*.zip``, from ``MaskablePPO.save``): its ``data`` entry holds pickled
+  Python objects, so loading one runs code from the file.  It is refused unless the caller
+  opts in with ``trust_pickle=True`` (agent spec ``policy:path=x.zip,trust_pickle=true``), and
+  even then a :class:`PickleLoadWarning` says so.  ``python -m zavandor_env.train.export
+  x.zip`` converts one to ``.npz`` without unpickling anything.
 
 Either way the action mask is always applied (``predict(..., action_masks=mask)`` for SB3;
 masked logits for the export), so the agent never plays an illegal action.  A missing,
-corrupt or incompatible file (observation or action size that does not match this
-environment) raises :class:`PolicyLoadError` with a message naming the file and the problem.
+corrupt, refused or incompatible file (another observation layout, or observation or action
+sizes that do not match this environment) raises :class:`PolicyLoadError` with a one-line
+message naming the file and the problem.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +31,11 @@ from .base import Agent
 
 
 class PolicyLoadError(ValueError):
-    """A policy file is missing, unreadable, or does not fit the environment."""
+    """A policy file is missing, unreadable, refused, or does not fit the environment."""
+
+
+class PickleLoadWarning(UserWarning):
+    """An SB3 ``.zip`` checkpoint is being unpickled (it can run code from the file)."""
 
 
 def _env_sizes() -> tuple[int, int]:
@@ -40,10 +49,16 @@ class PolicyAgent(Agent):
     """A trained policy as an agent (see the module docstring).
 
     Args:
-        path: ``.zip`` (MaskablePPO) or ``.npz`` (weights-only) file.
+        path: ``.npz`` (weights-only) or ``.zip`` (MaskablePPO, needs ``trust_pickle``) file.
         seed: seeds sampling when ``deterministic`` is false.
         deterministic: play the most probable legal action (default) instead of sampling.
         device: torch device for SB3 checkpoints.
+        trust_pickle: allow loading a ``.zip`` checkpoint, which unpickles objects from the
+            file and so can run arbitrary code: only for files you trust.
+
+    Raises:
+        PolicyLoadError: the file is missing, unreadable, a ``.zip`` without
+            ``trust_pickle=True``, or does not fit this environment.
     """
 
     needs_observation = True
@@ -55,22 +70,34 @@ class PolicyAgent(Agent):
         seed: int | None = None,
         deterministic: bool = True,
         device: str = "cpu",
+        trust_pickle: bool = False,
     ) -> None:
         super().__init__(seed)
+        if type(trust_pickle) is not bool:  # a YAML "maybe" must not count as consent
+            raise PolicyLoadError(f"trust_pickle must be true or false, got {trust_pickle!r}")
         self.path = Path(path)
         self.deterministic = deterministic
         obs_dim, num_actions = _env_sizes()
         if not self.path.is_file():
             raise PolicyLoadError(f"policy file {str(self.path)!r} does not exist")
-        if self.path.suffix == ".zip":
+        suffix = self.path.suffix.lower()
+        if suffix == ".zip":
+            if not trust_pickle:
+                raise PolicyLoadError(_refused_zip_message(self.path))
+            warnings.warn(
+                f"loading SB3 checkpoint {str(self.path)!r} unpickles objects from the file, "
+                "which can run arbitrary code; do this only for files you trust",
+                PickleLoadWarning,
+                stacklevel=2,
+            )
             self._model = _load_sb3(self.path, obs_dim, num_actions, device)
             self._numpy = None
-        elif self.path.suffix == ".npz":
+        elif suffix == ".npz":
             self._model = None
             self._numpy = _load_numpy(self.path, obs_dim, num_actions)
         else:
             raise PolicyLoadError(
-                f"{str(self.path)!r}: expected a MaskablePPO .zip or a weights-only .npz policy"
+                f"{str(self.path)!r}: expected a weights-only .npz or a MaskablePPO .zip policy"
             )
         import numpy as np
 
@@ -106,6 +133,17 @@ class PolicyAgent(Agent):
         return action
 
 
+def _refused_zip_message(path: Path) -> str:
+    """One line: why a ``.zip`` is refused and the two ways forward."""
+    name = str(path)
+    return (
+        f"refusing to load {name!r}: an SB3 .zip checkpoint is unpickled on load and can run "
+        f"arbitrary code; use a weights-only .npz instead (convert without unpickling: "
+        f"python -m zavandor_env.train.export {name}), or, for a file you trust, opt in with "
+        f"PolicyAgent(..., trust_pickle=True) / agent spec policy:path={name},trust_pickle=true"
+    )
+
+
 def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
     try:
         from sb3_contrib import MaskablePPO
@@ -116,8 +154,10 @@ def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
     try:
         model = MaskablePPO.load(str(path), device=device)
     except Exception as exc:  # noqa: BLE001 -- zipfile, pickle, KeyError...: "not a checkpoint"
+        detail = " ".join(str(exc).split())  # one line, whatever the library wrote
         raise PolicyLoadError(
-            f"{str(path)!r} is not a readable MaskablePPO checkpoint: {type(exc).__name__}: {exc}"
+            f"{str(path)!r} is not a readable MaskablePPO checkpoint: "
+            f"{type(exc).__name__}: {detail}"
         ) from None
     obs_shape = getattr(model.observation_space, "shape", None)
     n = getattr(model.action_space, "n", None)
@@ -134,7 +174,7 @@ def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
 
 
 def _load_numpy(path: Path, obs_dim: int, num_actions: int) -> Any:
-    from zavandor_env.train.export import PolicyFileError, load_policy
+    from .policy_file import PolicyFileError, load_policy
 
     try:
         return load_policy(path, obs_dim=obs_dim, num_actions=num_actions)

@@ -9,7 +9,10 @@ import pytest
 
 from zavandor_env.agents import PolicyAgent, RandomAgent
 from zavandor_env.agents.match import play_game
+from zavandor_env.agents.policy_file import load_policy
 from zavandor_env.engine import GameConfig
+from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.envs.observation import OBS_FINGERPRINT, OBS_SIZE
 
 CHECKPOINTS = Path(__file__).parent.parent / "train" / "checkpoints"
 SHIPPED = [("selfplay_2p", 2), ("selfplay_4p", 4)]
@@ -36,3 +39,14 @@ def test_committed_checkpoint_has_its_config_and_evaluation_figures(
     assert rows[("sampled", "random")]["games"] >= 200
     assert (checkpoint / "config.yaml").is_file()
     assert f"num_players: {players}" in (checkpoint / "config.yaml").read_text()
+
+
+@pytest.mark.parametrize("name,players", SHIPPED)
+def test_committed_checkpoint_records_the_current_observation_fingerprint(
+    name: str, players: int
+) -> None:
+    """A layout change must come with retrained (or knowingly re-stamped) checkpoints."""
+    policy = load_policy(CHECKPOINTS / name / "policy.npz", obs_dim=OBS_SIZE,
+                         num_actions=NUM_ACTIONS)
+    assert policy.fingerprint == OBS_FINGERPRINT
+    assert policy.info["config"]["num_players"] == players

@@ -3,19 +3,46 @@
 from __future__ import annotations
 
 import random
+from operator import mul
 
 import numpy as np
 import pytest
 
+from tests.policies import POLICIES
 from zavandor_env.engine import Game, GameConfig
-from zavandor_env.engine.data import CARD_TOKENS, MAX_PLAYERS, NUM_CARD_TOKENS, TOKEN_COLOUR
+from zavandor_env.engine.actions import ACTION_NAMES
+from zavandor_env.engine.data import (
+    ARTIFACTS,
+    CARD_TOKENS,
+    CONCENTRATED_PER_COLOUR,
+    COPIES_BY_PLAYERS,
+    DUST_CHITS,
+    DUST_TOKEN,
+    ENERGY_DECKS,
+    GEM_SUPPLY,
+    MAX_LEVEL,
+    MAX_PLAYERS,
+    NUM_CARD_TOKENS,
+    NUM_TOKENS,
+    SENTINELS_TO_END,
+    TOKEN_COLOUR,
+    TOKEN_LOAD,
+)
+from zavandor_env.engine.state import GameState, Phase
+from zavandor_env.envs import observation_reference
 from zavandor_env.envs.observation import (
+    OBS_FINGERPRINT,
     OBS_SIZE,
     PLAYER_SIZE,
+    PRIVATE_FIELDS,
     SLICES,
     ObservationEncoder,
+    ObsField,
     decode,
+    layout_entries,
+    layout_fingerprint,
 )
+from zavandor_env.envs.observation_reference import encode_reference, seat_slots
 
 
 def _mid_game(num_players: int, seed: int, decisions: int = 60) -> Game:
@@ -147,3 +174,135 @@ def test_encoder_follows_a_new_game_after_reuse() -> None:
 def test_decode_rejects_a_wrong_shape() -> None:
     with pytest.raises(ValueError, match="shape"):
         decode(np.zeros(3, np.float32))
+
+
+# ---- the fast encoder against the slow field-by-field reference ------------------------------
+# Uniform play collapses the economy (debts, overbids, eliminations with allow_overbid); thrifty
+# play reaches the real game end (sentinels, free levels, Mirror/Cloak victims).  Together they
+# visit every decision kind; options vary so the 1-dust chit and the Curse appear too.
+_REFERENCE_GAMES = [
+    (kind, n, seed, {"one_value_dust": seed % 2 == 1, "allow_overbid": kind == "uniform"})
+    for kind, seeds in (("uniform", (11, 12, 13)), ("thrifty", (21,)))
+    for n in range(2, 7)
+    for seed in seeds
+]
+
+
+def _reference_states(num_players: int) -> list[GameState]:
+    """Every decision state (and the final one) of the reference games at ``num_players``."""
+    states = []
+    for kind, n, seed, options in _REFERENCE_GAMES:
+        if n != num_players:
+            continue
+        config = GameConfig(num_players=n, max_rounds=30, one_value_dust=options["one_value_dust"],
+                            allow_overbid=options["allow_overbid"])
+        game = Game.new(config, seed=seed)
+        policy = POLICIES[kind](seed)
+        states.append(game.state.clone())
+        while not game.is_over:
+            # Stop at every round end too, so the pending ROUND_END state is encoded as well.
+            game.apply(policy(game), stop_at_round_end=True)
+            states.append(game.state.clone())
+            while game.at_round_end:
+                game.advance(stop_at_round_end=True)
+                states.append(game.state.clone())
+    return states
+
+
+@pytest.fixture(scope="module")
+def reference_states() -> dict[int, list[GameState]]:
+    return {n: _reference_states(n) for n in range(2, MAX_PLAYERS + 1)}
+
+
+@pytest.mark.parametrize("n", (2, 3, 4, 5, 6))
+def test_fast_encoder_equals_the_field_by_field_reference_for_every_seat(
+    n: int, reference_states: dict[int, list[GameState]]
+) -> None:
+    encoder = ObservationEncoder()
+    states = reference_states[n]
+    assert len(states) >= 200
+    for index, state in enumerate(states):
+        for seat in range(n):
+            fast, slow = encoder.encode(state, seat), encode_reference(state, seat)
+            if fast.tobytes() != slow.tobytes():  # bytes: even -0.0 against 0.0 would count
+                got, want = decode(fast), decode(slow)
+                wrong = [k for k in got if got[k].tobytes() != want[k].tobytes()]
+                pytest.fail(f"{n}p state {index} seat {seat}: fields {wrong} differ")
+
+
+def test_reference_games_visit_every_decision_kind_and_corner(
+    reference_states: dict[int, list[GameState]]
+) -> None:
+    """Guards the equality test above: its games must reach the rare branches."""
+    states = [s for by_n in reference_states.values() for s in by_n]
+    assert {s.phase for s in states} == set(Phase)
+    assert any(p.eliminated for s in states for p in s.players)
+    assert any(p.hand[DUST_TOKEN[1]] for s in states for p in s.players)
+    assert any(p.sages_tokens for s in states for p in s.players)
+    assert any(s.terminated for s in states) and any(s.truncated for s in states)
+
+
+def test_reference_rejects_a_layout_field_it_does_not_compute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    extra = ObsField("invented", 1, 1.0, "not in the reference")
+    monkeypatch.setattr(observation_reference, "PRIVATE_FIELDS", (*PRIVATE_FIELDS, extra))
+    with pytest.raises(AssertionError, match="invented"):
+        encode_reference(_mid_game(2, seed=0).state, 0)
+
+
+# ---- constants from the data tables ----------------------------------------------------------
+def test_hand_load_and_dust_follow_the_token_tables() -> None:
+    game = Game.new(GameConfig(num_players=3, one_value_dust=True), seed=2)
+    hand = game.state.players[1].hand
+    hand[:] = [(t % 3) + 1 for t in range(NUM_TOKENS)]  # some of every token, 1-dust included
+    for seat in range(3):
+        view = decode(_encode(game, seat))
+        slot = f"player{_slot_of(game, seat, 1)}"
+        assert view[f"{slot}.hand_load"][0] == pytest.approx(sum(map(mul, hand, TOKEN_LOAD)))
+        dust = sum(hand[DUST_TOKEN[v]] * v for v in DUST_CHITS)
+        assert view[f"{slot}.dust"][0] == pytest.approx(dust)
+
+
+def _slot_of(game: Game, observer: int, seat: int) -> int:
+    return seat_slots(game.state, observer).index(seat)
+
+
+def test_count_scales_are_the_data_tables_maxima() -> None:
+    scale = {name: s for name, _, s in layout_entries()}
+    assert scale["gem_supply"] == 1 / max(GEM_SUPPLY)
+    assert scale["concentrated_supply"] == 1 / CONCENTRATED_PER_COLOUR
+    assert scale["deck_size"] == 1 / max(sum(d.values()) for d in ENERGY_DECKS)
+    assert scale["artifact_deck_size"] == 1 / (len(ARTIFACTS) * max(COPIES_BY_PLAYERS.values()))
+    assert scale["sentinels_acquired"] == 1 / SENTINELS_TO_END
+    assert scale["player0.levels"] == 1 / MAX_LEVEL
+
+
+# ---- the layout fingerprint ------------------------------------------------------------------
+def test_fingerprint_is_a_short_hash_of_the_current_layout_and_actions() -> None:
+    assert len(OBS_FINGERPRINT) == 16 and int(OBS_FINGERPRINT, 16) >= 0
+    assert OBS_FINGERPRINT == layout_fingerprint(layout_entries(), ACTION_NAMES)
+    assert [name for name, _, _ in layout_entries()] == list(SLICES)
+    assert sum(size for _, size, _ in layout_entries()) == OBS_SIZE
+
+
+def _changed(entries: list[tuple[str, int, float]], index: int, **change: object) -> list:
+    name, size, scale = entries[index]
+    row = {"name": name, "size": size, "scale": scale, **change}
+    return [*entries[:index], (row["name"], row["size"], row["scale"]), *entries[index + 1 :]]
+
+
+@pytest.mark.parametrize("change", [{"name": "renamed"}, {"size": 2}, {"scale": 0.5}])
+def test_fingerprint_changes_with_a_field_name_size_or_scale(change: dict) -> None:
+    entries = layout_entries()
+    index = [name for name, _, _ in entries].index("player2.hand_load")
+    assert layout_fingerprint(_changed(entries, index, **change), ACTION_NAMES) != OBS_FINGERPRINT
+
+
+def test_fingerprint_changes_with_field_order_and_the_action_table() -> None:
+    entries = layout_entries()
+    swapped = [entries[1], entries[0], *entries[2:]]
+    assert layout_fingerprint(swapped, ACTION_NAMES) != OBS_FINGERPRINT
+    renamed = ("renamed", *ACTION_NAMES[1:])
+    assert layout_fingerprint(entries, renamed) != OBS_FINGERPRINT
+    assert layout_fingerprint(entries, (*ACTION_NAMES, "extra")) != OBS_FINGERPRINT

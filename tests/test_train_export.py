@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
+import json
+import pickle
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from zavandor_env.train.export import NumpyPolicy, PolicyFileError, load_policy, policy_from_sb3, save_policy
+from zavandor_env.train.export import (
+    NumpyPolicy,
+    PolicyFileError,
+    load_policy,
+    main,
+    policy_from_sb3,
+    policy_from_sb3_zip,
+    save_policy,
+)
 
 
 def small_policy(obs_dim: int = 7, actions: int = 5, seed: int = 0) -> NumpyPolicy:
@@ -86,3 +98,93 @@ def test_numpy_forward_matches_maskable_ppo_predict_on_game_observations() -> No
         obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
         if terminated or truncated:
             obs, _ = env.reset()
+
+
+# ---- a saved .zip to .npz without unpickling -------------------------------------------------
+def _saved_model(tmp_path: Path, activation: str) -> tuple[object, Path]:
+    from sb3_contrib import MaskablePPO
+    from torch import nn
+
+    from zavandor_env.envs import SingleAgentEnv
+
+    kwargs: dict = {"net_arch": [16, 8]}
+    if activation == "relu":
+        kwargs["activation_fn"] = nn.ReLU  # tanh: SB3's default, no activation_fn recorded
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(num_players=2), seed=0, device="cpu",
+                        n_steps=16, batch_size=16, policy_kwargs=kwargs)
+    path = tmp_path / "model.zip"
+    model.save(path)
+    return model, path
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_zip_export_equals_the_in_memory_export(tmp_path: Path, activation: str) -> None:
+    pytest.importorskip("sb3_contrib")
+    model, path = _saved_model(tmp_path, activation)
+    expected = policy_from_sb3(model)
+    got = policy_from_sb3_zip(path)
+    assert got.activation == expected.activation == activation
+    for a, b in zip(got.weights + got.biases, expected.weights + expected.biases):
+        assert a.dtype == np.float32 and np.array_equal(a, b)
+
+
+def test_zip_export_never_decodes_the_pickled_entries(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    _, path = _saved_model(tmp_path, "tanh")
+    marker = tmp_path / "pwned"
+    # Real weights; every pickled entry of ``data`` replaced by one that creates ``marker``.
+    payload = base64.b64encode(pickle.dumps(_TouchOnUnpickle(marker))).decode()
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(evil, "w") as dst:
+        data = json.loads(src.read("data"))
+        for value in data.values():
+            if isinstance(value, dict) and ":serialized:" in value:
+                value[":serialized:"] = payload
+        dst.writestr("data", json.dumps(data))
+        dst.writestr("policy.pth", src.read("policy.pth"))
+    policy = policy_from_sb3_zip(evil)
+    assert policy.obs_dim > 0 and not marker.exists()
+    pickle.loads(base64.b64decode(payload))  # the control: the payload is live
+    assert marker.exists()
+
+
+class _TouchOnUnpickle:
+    """Unpickling this creates ``marker``: stands in for arbitrary code in a crafted file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        return (Path.touch, (self.marker,))
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip", None])
+def test_zip_export_of_a_non_checkpoint_is_a_clear_error(
+    tmp_path: Path, content: bytes | None
+) -> None:
+    path = tmp_path / "bad.zip"
+    if content is None:
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("data", "{}")  # no policy.pth
+    else:
+        path.write_bytes(content)
+    with pytest.raises(PolicyFileError, match="bad.zip"):
+        policy_from_sb3_zip(path)
+
+
+def test_export_command_writes_a_playable_npz(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    pytest.importorskip("sb3_contrib")
+    from zavandor_env.agents import PolicyAgent
+    from zavandor_env.agents.base import RandomAgent
+    from zavandor_env.agents.match import play_game
+
+    _, path = _saved_model(tmp_path, "relu")
+    assert main([str(path)]) == 0
+    out = Path(capsys.readouterr().out.strip())
+    assert out == tmp_path / "model.npz"
+    result = play_game([PolicyAgent(out, seed=0), RandomAgent(seed=1)], seed=3)
+    assert result.decisions > 0
+    assert main([str(tmp_path / "missing.zip")]) == 1
+    assert "missing.zip" in capsys.readouterr().err

@@ -1,88 +1,62 @@
-"""Weights-only policy files: a MaskablePPO actor as plain arrays, loadable without unpickling.
+"""Export a MaskablePPO actor to the weights-only policy format.
 
-SB3 ``.zip`` checkpoints hold pickled Python objects, so loading one runs code from the file.
-A policy shared with others (the committed checkpoint, a pool snapshot) is therefore exported as
-a NumPy ``.npz`` archive read with ``allow_pickle=False``: the actor's layer matrices plus one
-JSON metadata string.  Format (version 1)::
+The format itself -- :class:`NumpyPolicy`, :func:`save_policy`, :func:`load_policy`,
+:class:`PolicyFileError` -- belongs to the agents layer (:mod:`agents.policy_file`), which
+plays it without SB3 or torch; those names are re-exported here so existing importers keep
+working.  This module holds only what needs SB3's model layout:
 
-    __meta__          0-d unicode array: JSON {"format": "zavandor-policy", "version": 1,
-                      "obs_dim", "num_actions", "activation" ("tanh"|"relu"),
-                      "hidden": [sizes], "info": {free-form: config, step, ...}}
-    hidden.<i>.weight float32 [out, in]   hidden layer i (i = 0..len(hidden)-1)
-    hidden.<i>.bias   float32 [out]
-    action.weight     float32 [num_actions, last hidden]
-    action.bias       float32 [num_actions]
+* :func:`policy_from_sb3` copies the actor of an in-memory model (training, pool snapshots);
+* :func:`policy_from_sb3_zip` reads a saved ``.zip`` checkpoint *without unpickling it*: the
+  tensors come from ``policy.pth`` through ``torch.load(weights_only=True)`` and the
+  activation from the human-readable part of the ``data`` JSON; the cloudpickled entries
+  (``lr_schedule``, ``policy_class``...), which would run code on load, are never decoded.
 
-The forward pass is ``logits = action(act(hidden_k(...act(hidden_0(obs)))))``; illegal actions
-are masked to ``-inf`` before the argmax / sampling.  :class:`NumpyPolicy` runs it in NumPy,
-which for these small networks is several times cheaper per call than torch (this is how pool
-snapshots play inside the environments without slowing training).
+Command line: ``python -m zavandor_env.train.export model.zip [policy.npz]``.
 """
 
 from __future__ import annotations
 
+import io
 import json
-from dataclasses import dataclass, field
+import re
+import sys
+import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-FORMAT = "zavandor-policy"
-VERSION = 1
-SUFFIX = ".npz"
+from zavandor_env.agents.policy_file import (
+    FORMAT,
+    SUFFIX,
+    VERSION,
+    NumpyPolicy,
+    PolicyFileError,
+    load_policy,
+    save_policy,
+)
+
+__all__ = [
+    "FORMAT",
+    "SUFFIX",
+    "VERSION",
+    "NumpyPolicy",
+    "PolicyFileError",
+    "load_policy",
+    "policy_from_sb3",
+    "policy_from_sb3_zip",
+    "save_policy",
+]
 
 
-class PolicyFileError(ValueError):
-    """A policy file is missing, corrupt or does not fit the environment."""
-
-
-@dataclass
-class NumpyPolicy:
-    """A masked MLP actor evaluated in NumPy (float32)."""
-
-    weights: list[np.ndarray]
-    biases: list[np.ndarray]
-    activation: str = "tanh"
-    info: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def obs_dim(self) -> int:
-        return int(self.weights[0].shape[1])
-
-    @property
-    def num_actions(self) -> int:
-        return int(self.weights[-1].shape[0])
-
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Unmasked logits for one observation ``[obs_dim]`` or a batch ``[B, obs_dim]``."""
-        x = np.asarray(obs, dtype=np.float32)
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            x = x @ w.T + b
-            if i < last:
-                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
-        return x
-
-    def masked_logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        logits = self.logits(obs)
-        return np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None,
-            deterministic: bool = False) -> int:
-        """One legal action: the argmax when ``deterministic`` (or no rng), else a sample."""
-        z = self.masked_logits(obs, mask)
-        if deterministic or rng is None:
-            return int(np.argmax(z))
-        z = z - z.max()
-        p = np.exp(z)
-        p /= p.sum()
-        return int(rng.choice(p.shape[0], p=p))
-
-
-# ---- from SB3 -------------------------------------------------------------------------------
+# ---- from an in-memory model ----------------------------------------------------------------
 def policy_from_sb3(model: Any, info: dict[str, Any] | None = None) -> NumpyPolicy:
-    """Copy the actor of a MaskablePPO model (MlpPolicy, flat Box observation) to NumPy."""
+    """Copy the actor of a MaskablePPO model (MlpPolicy, flat Box observation) to NumPy.
+
+    The copy records this code's observation-layout fingerprint when saved: the model was
+    trained against the environment of this code.
+    """
     from torch import nn
 
     policy = model.policy
@@ -100,83 +74,91 @@ def policy_from_sb3(model: Any, info: dict[str, Any] | None = None) -> NumpyPoli
     return NumpyPolicy(weights, biases, activation, dict(info or {}))
 
 
-# ---- files ----------------------------------------------------------------------------------
-def save_policy(policy: NumpyPolicy, path: str | Path) -> Path:
-    """Write ``policy`` as a weights-only ``.npz`` (see the module docstring)."""
-    path = Path(path)
-    if path.suffix != SUFFIX:
-        path = path.with_suffix(SUFFIX)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "obs_dim": policy.obs_dim,
-        "num_actions": policy.num_actions,
-        "activation": policy.activation,
-        "hidden": [int(w.shape[0]) for w in policy.weights[:-1]],
-        "info": policy.info,
-    }
-    arrays: dict[str, np.ndarray] = {"__meta__": np.array(json.dumps(meta))}
-    for i, (w, b) in enumerate(zip(policy.weights[:-1], policy.biases[:-1])):
-        arrays[f"hidden.{i}.weight"] = w
-        arrays[f"hidden.{i}.bias"] = b
-    arrays["action.weight"] = policy.weights[-1]
-    arrays["action.bias"] = policy.biases[-1]
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:  # write-then-rename: a killed run never leaves half a file
-        np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs miss **arrays
-    tmp.replace(path)
-    return path
+# ---- from a saved .zip, without unpickling --------------------------------------------------
+_HIDDEN_WEIGHT = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.weight")
+# How SB3 describes the activation class in the readable part of ``policy_kwargs``.
+_ACTIVATION_REPRS = {
+    "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
+    "<class 'torch.nn.modules.activation.ReLU'>": "relu",
+}
 
 
-def load_policy(path: str | Path, obs_dim: int | None = None,
-                num_actions: int | None = None) -> NumpyPolicy:
-    """Read a weights-only policy; check it fits ``obs_dim`` / ``num_actions`` when given.
+def policy_from_sb3_zip(path: str | Path, info: dict[str, Any] | None = None) -> NumpyPolicy:
+    """The actor of a MaskablePPO ``.zip`` checkpoint, read without running code from it.
 
     Raises:
-        PolicyFileError: missing file, not a policy file, wrong version, bad shapes.
+        PolicyFileError: not a readable checkpoint, or an actor this format cannot hold.
     """
     path = Path(path)
+    name = repr(str(path))
     if not path.is_file():
-        raise PolicyFileError(f"policy file {str(path)!r} does not exist")
+        raise PolicyFileError(f"checkpoint {name} does not exist")
     try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except Exception as exc:  # noqa: BLE001 -- zipfile, ValueError, OSError...: all "unreadable"
-        raise PolicyFileError(f"policy file {str(path)!r} is not a readable .npz: {exc}") from None
+        import torch
+    except ImportError as exc:
+        raise PolicyFileError(
+            "reading a .zip checkpoint needs torch (pip install 'zavandor-env[rl]')"
+        ) from exc
     try:
-        meta = json.loads(str(arrays.pop("__meta__")))
-    except (KeyError, json.JSONDecodeError):
-        raise PolicyFileError(f"{str(path)!r} has no valid __meta__ entry") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise PolicyFileError(f"{str(path)!r} is not a {FORMAT} file")
-    if meta.get("version") != VERSION:
-        raise PolicyFileError(f"{str(path)!r} has version {meta.get('version')!r}; "
-                              f"this code reads version {VERSION}")
-    hidden = meta.get("hidden")
-    if not isinstance(hidden, list):
-        raise PolicyFileError(f"{str(path)!r}: metadata lacks the hidden layer sizes")
-    names = [f"hidden.{i}" for i in range(len(hidden))] + ["action"]
+        with zipfile.ZipFile(path) as zf:
+            data = json.loads(zf.read("data"))
+            # weights_only: torch's restricted unpickler, which admits tensors and plain
+            # containers only, so a crafted policy.pth cannot run code either.
+            state = torch.load(io.BytesIO(zf.read("policy.pth")), map_location="cpu",
+                               weights_only=True)
+    except Exception as exc:  # noqa: BLE001 -- zipfile, KeyError, JSON, torch: "unreadable"
+        detail = " ".join(str(exc).split())
+        raise PolicyFileError(f"{name} is not a readable SB3 checkpoint: "
+                              f"{type(exc).__name__}: {detail}") from None
+    if not isinstance(data, dict) or not isinstance(state, dict):
+        raise PolicyFileError(f"{name} is not a readable SB3 checkpoint: unexpected layout")
+    hidden = sorted(int(m.group(1)) for key in state if (m := _HIDDEN_WEIGHT.fullmatch(key)))
+    layers = [f"mlp_extractor.policy_net.{i}" for i in hidden] + ["action_net"]
     try:
-        weights = [arrays[f"{n}.weight"].astype(np.float32) for n in names]
-        biases = [arrays[f"{n}.bias"].astype(np.float32) for n in names]
-    except KeyError as exc:
-        raise PolicyFileError(f"{str(path)!r} lacks array {exc.args[0]!r}") from None
-    prev = int(meta.get("obs_dim", -1))
-    for n, w, b in zip(names, weights, biases):
-        if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != prev:
-            raise PolicyFileError(f"{str(path)!r}: layer {n} has inconsistent shapes "
-                                  f"{w.shape} / {b.shape}")
-        prev = w.shape[0]
-    policy = NumpyPolicy(weights, biases, str(meta.get("activation")), meta.get("info") or {})
-    if policy.activation not in ("tanh", "relu"):
-        raise PolicyFileError(f"{str(path)!r}: unknown activation {policy.activation!r}")
-    if policy.num_actions != meta.get("num_actions"):
-        raise PolicyFileError(f"{str(path)!r}: action layer does not match num_actions")
-    if obs_dim is not None and policy.obs_dim != obs_dim:
-        raise PolicyFileError(f"{str(path)!r} expects observations of size {policy.obs_dim}, "
-                              f"the environment gives {obs_dim}")
-    if num_actions is not None and policy.num_actions != num_actions:
-        raise PolicyFileError(f"{str(path)!r} has {policy.num_actions} actions, "
-                              f"the environment has {num_actions}")
-    return policy
+        weights = [_array(state[f"{layer}.weight"]) for layer in layers]
+        biases = [_array(state[f"{layer}.bias"]) for layer in layers]
+    except (KeyError, TypeError) as exc:
+        raise PolicyFileError(f"{name}: no MlpPolicy actor ({exc})") from None
+    return NumpyPolicy(weights, biases, _zip_activation(name, data), dict(info or {}))
+
+
+def _array(tensor: Any) -> np.ndarray:
+    import torch
+
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"expected a tensor, got {type(tensor).__name__}")
+    return tensor.detach().to(torch.float32).cpu().numpy().copy()
+
+
+def _zip_activation(name: str, data: dict[str, Any]) -> str:
+    """The hidden activation, from the readable description of ``policy_kwargs``."""
+    kwargs = data.get("policy_kwargs") or {}
+    described = kwargs.get("activation_fn") if isinstance(kwargs, dict) else None
+    if described is None:
+        return "tanh"  # SB3's ActorCriticPolicy default
+    try:
+        return _ACTIVATION_REPRS[described]
+    except (KeyError, TypeError):
+        raise PolicyFileError(f"{name}: cannot export activation {described!r}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m zavandor_env.train.export model.zip [policy.npz]``: convert, print the path."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not 1 <= len(args) <= 2 or args[0] in ("-h", "--help"):
+        print("usage: python -m zavandor_env.train.export MODEL.zip [OUT.npz]", file=sys.stderr)
+        return 2
+    source = Path(args[0])
+    target = Path(args[1]) if len(args) == 2 else source.with_suffix(SUFFIX)
+    try:
+        policy = policy_from_sb3_zip(source, {"exported_from": source.name})
+        written = save_policy(policy, target)
+    except (PolicyFileError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(written)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

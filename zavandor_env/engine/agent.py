@@ -69,7 +69,7 @@ class Agent(ABC):
     ) -> int:
         """Choose one of ``legal_actions`` for the seat this agent plays."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (an optional hook: most agents hold nothing)
         """Release resources (models, files); the default has none."""
 
     def __repr__(self) -> str:

@@ -16,6 +16,7 @@ from .observation import (
     GLOBAL_FIELDS,
     GLOBAL_SIZE,
     OBS_BOUND,
+    OBS_FINGERPRINT,
     OBS_SIZE,
     PLAYER_FIELDS,
     PLAYER_SIZE,
@@ -69,6 +70,11 @@ def observation_markdown() -> str:
         "appear as counts per colour (values hidden), their 9-Sages cards as counts per colour, "
         "the decks as sizes (order and composition hidden; discards are face up). The observer's "
         "own card values and 9-Sages cards are in the private section.",
+        "",
+        f"**Layout fingerprint** `{OBS_FINGERPRINT}` (`zavandor_env.envs.observation."
+        "OBS_FINGERPRINT`): a short sha256 of the field names, sizes and scales below, the clip "
+        "bound and the action table. Every saved policy file records it, and a policy whose "
+        "fingerprint differs is refused with an error naming both.",
         "",
         f"## Global fields (indices 0-{GLOBAL_SIZE - 1})",
         "",

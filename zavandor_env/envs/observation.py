@@ -17,40 +17,61 @@ colour (the colour follows from the level entered), and decks only as sizes.
 
 Speed: the observation is built on every step, so the encoder appends whole state lists with
 ``list +=`` (C speed), uses precomputed one-hot rows, and scales with one numpy multiply;
-there are no per-element numpy writes.
+there are no per-element numpy writes.  ``observation_reference.encode_reference`` computes
+the same vector slowly, field by field, and the tests hold the two bit-identical.
+
+Compatibility: :data:`OBS_FINGERPRINT` hashes the layout (field names, sizes, scales, the
+clip bound) and the action table.  Policy files record it, so a network trained on one layout
+is refused, not silently misread, under another.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
-from ..engine.actions import NUM_ACTIONS
+from ..engine.actions import ACTION_NAMES, NUM_ACTIONS
 from ..engine.data import (
     ARTIFACTS,
+    CARD_LOAD,
     CARD_TOKENS,
     CHARACTERS,
     CHIP_COSTS,
     COLOUR_NAMES,
+    CONC_TOKEN0,
+    CONCENTRATED_PER_COLOUR,
+    COPIES_BY_PLAYERS,
     DUST_CHITS,
+    DUST_TOKEN0,
+    ENERGY_DECKS,
     FIELD_NAMES,
     GEM_NAMES,
+    GEM_SUPPLY,
+    MAX_LEVEL,
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_ARTIFACT_TYPES,
     NUM_CARD_TOKENS,
     NUM_COLOURS,
+    NUM_GEMS,
     NUM_SENTINELS,
+    NUM_TOKENS,
+    POSITION_MODIFIER,
+    POSITION_NAMES,
     SENTINELS,
+    SENTINELS_TO_END,
     TOKEN_COLOUR,
+    TOKEN_LOAD,
     TOKEN_VALUE,
     token_name,
 )
 from ..engine.economy import hand_value
 from ..engine.queries import hand_limit, item_price, max_payable
-from ..engine.state import GameState, Phase
+from ..engine.state import Block, GameState, Phase
 
 MONEY: Final = 100.0  # energy amounts (prices, bids, hand value) are divided by this
 OBS_BOUND: Final = 10.0  # scaled values are clipped to [-OBS_BOUND, OBS_BOUND] (normally |x| < 3)
@@ -58,7 +79,20 @@ _ART_NAMES = tuple(a.name for a in ARTIFACTS)
 _SEN_NAMES = tuple(s.name for s in SENTINELS)
 _CARD_NAMES = tuple(token_name(t).replace(" ", "_") for t in range(NUM_CARD_TOKENS))
 _PHASES = (Phase.TURN, Phase.BID, Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM)
-_POSITIONS = ("I", "II", "III", "IV", "V", "VI")
+_BLOCKS = tuple(Block)  # NONE first: the one-hot index is Block + 1
+_CLOSABLE_BLOCKS = tuple(b for b in Block if b != Block.NONE)  # bit b of blocks_used
+
+# Scales that follow from the component tables: a count divided by the most there can be, so a
+# change to a table (a bigger supply, another copy per type) rescales its field with it.
+_MAX_COPIES = max(COPIES_BY_PLAYERS.values())  # artifact copies per type (5-6 players)
+_ARTIFACT_CARDS = NUM_ARTIFACT_TYPES * _MAX_COPIES
+_MAX_DECK = max(sum(deck.values()) for deck in ENERGY_DECKS)  # the largest energy deck
+_MAX_GEM_SUPPLY = max(GEM_SUPPLY)
+_MAX_FREE_LEVELS = max(a.free_levels for a in ARTIFACTS)  # the Talisman's
+_MAX_VICTIMS = MAX_PLAYERS - 1  # every opponent of a Mirror/Cloak buyer
+_MAX_PRICE_MODIFIER = max(abs(m) for row in POSITION_MODIFIER for m in row)
+# The other scales are normalisation choices (typical magnitudes, not hard bounds); the
+# observation-layout fingerprint (OBS_FINGERPRINT) changes whenever any scale does.
 
 
 @dataclass(frozen=True)
@@ -78,29 +112,37 @@ def _f(name: str, size: int, scale: float, doc: str, labels: tuple[str, ...] = (
 
 
 GLOBAL_FIELDS: Final = (
-    _f("num_players", 5, 1.0, "one-hot over 2..6 players", tuple(str(n) for n in range(2, 7))),
+    _f("num_players", MAX_PLAYERS - MIN_PLAYERS + 1, 1.0,
+       f"one-hot over {MIN_PLAYERS}..{MAX_PLAYERS} players",
+       tuple(str(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))),
     _f("round", 1, 1 / 20, "current round (1 = first)"),
     _f("round_fraction", 1, 1.0, "round / max_rounds (the truncation horizon)"),
-    _f("phase", 5, 1.0, "decision kind, one-hot", tuple(p.name.lower() for p in _PHASES)),
-    _f("block", 4, 1.0, "open phase-3 action block, one-hot",
-       ("none", "gems", "knowledge", "auction")),
-    _f("blocks_used", 3, 1.0, "phase-3 blocks already closed this turn",
-       ("gems", "knowledge", "auction")),
+    _f("phase", len(_PHASES), 1.0, "decision kind, one-hot",
+       tuple(p.name.lower() for p in _PHASES)),
+    _f("block", len(_BLOCKS), 1.0, "open phase-3 action block, one-hot",
+       tuple(b.name.lower() for b in _BLOCKS)),
+    _f("blocks_used", len(_CLOSABLE_BLOCKS), 1.0, "phase-3 blocks already closed this turn",
+       tuple(b.name.lower() for b in _CLOSABLE_BLOCKS)),
     _f("paid_advance_done", 1, 1.0, "the turn player has made this turn's paid advance"),
-    _f("gems_activated", 5, 1.0, "gem kinds activated this turn (cannot be deactivated again)",
-       GEM_NAMES),
-    _f("gems_deactivated", 5, 1.0, "gem kinds deactivated this turn (cannot be re-activated)",
-       GEM_NAMES),
-    _f("display", NUM_ARTIFACT_TYPES, 1 / 3, "artifacts face up, copies per type", _ART_NAMES),
-    _f("artifact_deck", NUM_ARTIFACT_TYPES, 1 / 3,
+    _f("gems_activated", NUM_GEMS, 1.0,
+       "gem kinds activated this turn (cannot be deactivated again)", GEM_NAMES),
+    _f("gems_deactivated", NUM_GEMS, 1.0,
+       "gem kinds deactivated this turn (cannot be re-activated)", GEM_NAMES),
+    _f("display", NUM_ARTIFACT_TYPES, 1 / _MAX_COPIES, "artifacts face up, copies per type",
+       _ART_NAMES),
+    _f("artifact_deck", NUM_ARTIFACT_TYPES, 1 / _MAX_COPIES,
        "artifacts still in the deck, copies per type (the order is hidden)", _ART_NAMES),
-    _f("artifact_deck_size", 1, 1 / 36, "cards in the artifact deck"),
+    _f("artifact_deck_size", 1, 1 / _ARTIFACT_CARDS, "cards in the artifact deck"),
     _f("sentinel_available", NUM_SENTINELS, 1.0, "sentinel still to be won", _SEN_NAMES),
-    _f("sentinels_acquired", 1, 1 / 5, "sentinels acquired so far (the game ends at 5)"),
-    _f("gem_supply", 5, 1 / 28, "gems left in the supply", GEM_NAMES),
-    _f("concentrated_supply", NUM_COLOURS, 1 / 8, "concentrated cards left", COLOUR_NAMES),
-    _f("deck_size", NUM_COLOURS, 1 / 36, "cards in each face-down energy deck", COLOUR_NAMES),
-    _f("discard_size", NUM_COLOURS, 1 / 36, "cards in each face-up discard pile", COLOUR_NAMES),
+    _f("sentinels_acquired", 1, 1 / SENTINELS_TO_END,
+       f"sentinels acquired so far (the game ends at {SENTINELS_TO_END})"),
+    _f("gem_supply", NUM_GEMS, 1 / _MAX_GEM_SUPPLY, "gems left in the supply", GEM_NAMES),
+    _f("concentrated_supply", NUM_COLOURS, 1 / CONCENTRATED_PER_COLOUR,
+       "concentrated cards left", COLOUR_NAMES),
+    _f("deck_size", NUM_COLOURS, 1 / _MAX_DECK, "cards in each face-down energy deck",
+       COLOUR_NAMES),
+    _f("discard_size", NUM_COLOURS, 1 / _MAX_DECK, "cards in each face-up discard pile",
+       COLOUR_NAMES),
     _f("discards", NUM_CARD_TOKENS, 1 / 6, "face-up discards, cards per (colour, value)",
        _CARD_NAMES),
     _f("auction_active", 1, 1.0, "an auction or its resolution is in progress"),
@@ -109,8 +151,9 @@ GLOBAL_FIELDS: Final = (
     _f("high_bid", 1, 1 / MONEY, "the high bid; before the opening bid, the minimum bid"),
     _f("opening_bid_pending", 1, 1.0, "nobody has bid yet (the opener must bid the minimum+)"),
     _f("debt_price", 1, 1 / MONEY, "price the auction winner must cover (DEBT phase)"),
-    _f("free_levels", 1, 1 / 2, "free knowledge levels still to place"),
-    _f("victims_left", 1, 1 / 5, "players still to give up an active gem (Mirror/Cloak)"),
+    _f("free_levels", 1, 1 / _MAX_FREE_LEVELS, "free knowledge levels still to place"),
+    _f("victims_left", 1, 1 / _MAX_VICTIMS,
+       "players still to give up an active gem (Mirror/Cloak)"),
 )
 
 PLAYER_FIELDS: Final = (
@@ -118,19 +161,21 @@ PLAYER_FIELDS: Final = (
     _f("eliminated", 1, 1.0, "the player was eliminated by the Curse of the 9 Sages"),
     _f("character", len(CHARACTERS), 1.0, "player board, one-hot",
        tuple(c.name for c in CHARACTERS)),
-    _f("active_gems", 5, 1 / 10, "gems on the magic spiral", GEM_NAMES),
-    _f("inactive_gems", 5, 1 / 10, "gems in the pentagon", GEM_NAMES),
-    _f("levels", 6, 1 / 4, "knowledge level per field (0 = no chip)", FIELD_NAMES),
-    _f("chips_bought", 5, 1.0, "knowledge chip bought, by cost",
+    _f("active_gems", NUM_GEMS, 1 / 10, "gems on the magic spiral", GEM_NAMES),
+    _f("inactive_gems", NUM_GEMS, 1 / 10, "gems in the pentagon", GEM_NAMES),
+    _f("levels", len(FIELD_NAMES), 1 / MAX_LEVEL, "knowledge level per field (0 = no chip)",
+       FIELD_NAMES),
+    _f("chips_bought", len(CHIP_COSTS), 1.0, "knowledge chip bought, by cost",
        tuple(str(c) for c in CHIP_COSTS)),
     _f("pentagon_chips", 1, 1 / 2, "bought chips not yet placed in a field"),
     _f("artifacts", NUM_ARTIFACT_TYPES, 1 / 2, "artifacts owned, copies per type", _ART_NAMES),
     _f("sentinels", NUM_SENTINELS, 1.0, "sentinels owned", _SEN_NAMES),
     _f("vp", 1, 1 / 50, "victory points as scored at the last phase 4"),
     _f("gem_vp", 1, 1 / 20, "VP from active gems at the last phase 4 (turn-order tiebreak)"),
-    _f("position", MAX_PLAYERS, 1.0, "turn-order card this round, one-hot", _POSITIONS),
-    _f("price_modifier", 2, 1 / 20, "turn-order price modifier on artifacts and sentinels",
-       ("artifact", "sentinel")),
+    _f("position", len(POSITION_NAMES), 1.0, "turn-order card this round, one-hot",
+       POSITION_NAMES),
+    _f("price_modifier", 2, 1 / _MAX_PRICE_MODIFIER,
+       "turn-order price modifier on artifacts and sentinels", ("artifact", "sentinel")),
     _f("cards", NUM_COLOURS, 1 / 5, "energy cards in hand per colour (values hidden)",
        COLOUR_NAMES),
     _f("concentrated", NUM_COLOURS, 1 / 2, "concentrated cards in hand", COLOUR_NAMES),
@@ -203,15 +248,56 @@ def _build_scale() -> np.ndarray:
 _SCALE: Final = _build_scale()
 
 
+def layout_entries() -> list[tuple[str, int, float]]:
+    """The layout as ``(name, size, scale)`` in vector order, player slots spelled out
+    (``player0.present`` ... ``me.price_at_high_bid``): what :data:`OBS_FINGERPRINT` hashes."""
+    by_name = {f.name: f for f in GLOBAL_FIELDS}
+    by_name |= {f"player{i}.{f.name}": f for i in range(MAX_PLAYERS) for f in PLAYER_FIELDS}
+    by_name |= {f"me.{f.name}": f for f in PRIVATE_FIELDS}
+    return [(name, by_name[name].size, by_name[name].scale) for name in SLICES]
+
+
+def layout_fingerprint(
+    entries: list[tuple[str, int, float]], action_names: tuple[str, ...] | list[str]
+) -> str:
+    """A short sha256 (16 hex digits) of an observation layout and an action table.
+
+    Any change to a field's name, position, size or scale, to the clip bound, or to the
+    actions' names, order or count gives another fingerprint.  Labels and docs do not count:
+    they change nothing a trained network sees.
+    """
+    spec = {
+        "schema": "zavandor-obs-layout/1",
+        "fields": [[name, size, float(scale)] for name, size, scale in entries],
+        "bound": OBS_BOUND,
+        "actions": list(action_names),
+        "num_actions": len(action_names),
+    }
+    text = json.dumps(spec, separators=(",", ":"))  # floats as repr: exact and portable
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+assert len(ACTION_NAMES) == NUM_ACTIONS
+OBS_FINGERPRINT: Final = layout_fingerprint(layout_entries(), ACTION_NAMES)
+"""Fingerprint of this observation layout and action table.  Saved policy files record it,
+and a file made for another layout is refused instead of silently misreading the vector."""
+
+
 def _one_hot(n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(i == k) for i in range(n)) for k in range(n))
 
 
+def _bit_rows(width: int) -> tuple[tuple[int, ...], ...]:
+    """Row ``m`` holds the ``width`` low bits of ``m``, least significant first."""
+    return tuple(tuple((m >> i) & 1 for i in range(width)) for m in range(1 << width))
+
+
 _NUM_PLAYERS_ROWS = _one_hot(MAX_PLAYERS - MIN_PLAYERS + 1)
 _PHASE_ROWS = _one_hot(len(_PHASES))
-_BLOCK_ROWS = _one_hot(4)  # index = Block + 1 (NONE is -1)
-_BITS3 = tuple(((b >> 0) & 1, (b >> 1) & 1, (b >> 2) & 1) for b in range(8))
-_BITS5 = tuple(tuple((b >> i) & 1 for i in range(5)) for b in range(32))
+_NO_PHASE = (0,) * len(_PHASES)  # GAME_OVER, ROUND_END: nobody decides
+_BLOCK_ROWS = _one_hot(len(_BLOCKS))  # index = Block + 1 (NONE is -1)
+_BLOCK_BITS = _bit_rows(len(_CLOSABLE_BLOCKS))
+_GEM_BITS = _bit_rows(NUM_GEMS)
 _CHAR_ROWS = _one_hot(len(CHARACTERS))
 _POS_ROWS = _one_hot(MAX_PLAYERS) + ((0,) * MAX_PLAYERS,)  # index -1: not in turn order
 _ART_ROWS = _one_hot(NUM_ARTIFACT_TYPES) + ((0,) * NUM_ARTIFACT_TYPES,)  # -1: none
@@ -225,14 +311,26 @@ _COLOUR_SPANS = tuple(
 _BLUE, _GREEN, _WHITE, _RED = _COLOUR_SPANS
 _COLOUR_TOKENS = tuple(tuple(range(a, b)) for a, b in _COLOUR_SPANS)
 _COLOUR_ZEROS = tuple((0,) * (b - a) for a, b in _COLOUR_SPANS)
-_DUST0 = NUM_CARD_TOKENS + NUM_COLOURS
-assert TOKEN_VALUE[_DUST0:] == DUST_CHITS and list(CARD_TOKENS) == sorted(CARD_TOKENS)
+_NO_COLOURS = (0,) * NUM_COLOURS
+assert list(CARD_TOKENS) == sorted(CARD_TOKENS)
+# The hand's tail after the card tokens (concentrated cards, then dust chits) goes into the
+# player fields ``concentrated`` and ``dust_chits``; its hand-limit load and its dust value use
+# weights taken from the token tables, so the encoder repeats no rule number.
+assert CONC_TOKEN0 == NUM_CARD_TOKENS and DUST_TOKEN0 == CONC_TOKEN0 + NUM_COLOURS
+assert NUM_TOKENS == DUST_TOKEN0 + len(DUST_CHITS)
+assert TOKEN_LOAD[:NUM_CARD_TOKENS] == (CARD_LOAD,) * NUM_CARD_TOKENS
+assert NUM_COLOURS == 4 and len(DUST_CHITS) == 4  # the hot loop unpacks the tail 4 + 4
+assert len(set(TOKEN_LOAD[CONC_TOKEN0:DUST_TOKEN0])) == 1  # one load per concentrated card
+_CONC_LOAD = TOKEN_LOAD[CONC_TOKEN0]
+_DUST_LOADS = TOKEN_LOAD[DUST_TOKEN0:]  # per dust chit, in DUST_CHITS order
+_DUST_VALUES = TOKEN_VALUE[DUST_TOKEN0:]
 
 
 # Fields whose values may be signed, fractional or above 255: encoded apart from the others.
 _WIDE_GLOBAL = ("round", "round_fraction", "high_bid", "debt_price")
 _WIDE_PLAYER = ("price_modifier", "dust", "sages_dust", "balance")
 _WIDE_PRIVATE = ("hand_value", "liquid", "max_payable", "price_at_high_bid")
+_PRIVATE_WIDE_ZEROS = (0,) * len(_WIDE_PRIVATE)
 
 
 def _wide_index(slots: int) -> np.ndarray:
@@ -331,12 +429,12 @@ class ObservationEncoder:
         r: list = list(_NUM_PLAYERS_ROWS[n - MIN_PLAYERS])
         r += (0, 0)  # round, round_fraction: wide (see _WIDE_FIELDS)
         w: list = [state.round, state.round / config.max_rounds]
-        r += _PHASE_ROWS[phase] if phase != Phase.GAME_OVER else (0, 0, 0, 0, 0)
+        r += _PHASE_ROWS[phase] if phase < len(_PHASE_ROWS) else _NO_PHASE
         r += _BLOCK_ROWS[state.block + 1]
-        r += _BITS3[state.blocks_used]
+        r += _BLOCK_BITS[state.blocks_used]
         r.append(state.paid_advance_done)
-        r += _BITS5[state.gems_activated]
-        r += _BITS5[state.gems_deactivated]
+        r += _GEM_BITS[state.gems_activated]
+        r += _GEM_BITS[state.gems_deactivated]
         display = [0] * NUM_ARTIFACT_TYPES
         for art in state.display:
             display[art] += 1
@@ -384,6 +482,9 @@ class ObservationEncoder:
         g0, g1 = _GREEN
         w0, w1 = _WHITE
         r0, r1 = _RED
+        card_load, conc_load = CARD_LOAD, _CONC_LOAD  # locals: read once per player below
+        l1, l2, l5, l10 = _DUST_LOADS
+        v1, v2, v5, v10 = _DUST_VALUES
         for s in slots:
             p = players[s]
             hand = p.hand
@@ -405,18 +506,21 @@ class ObservationEncoder:
             green = sum(hand[g0:g1])
             white = sum(hand[w0:w1])
             red = sum(hand[r0:r1])
-            c0, c1, c2, c3, d1, d2, d5, d10 = hand[NUM_CARD_TOKENS:]
+            c0, c1, c2, c3, d1, d2, d5, d10 = hand[CONC_TOKEN0:]
+            load = (card_load * (blue + green + white + red) + conc_load * (c0 + c1 + c2 + c3)
+                    + l1 * d1 + l2 * d2 + l5 * d5 + l10 * d10)
+            # price_modifier (wide), cards, concentrated, dust_chits, dust (wide), hand_load,
+            # hand_limit
             r += (0, 0, blue, green, white, red, c0, c1, c2, c3, d1, d2, d5, d10, 0,
-                  blue + green + white + red + 3 * (c0 + c1 + c2 + c3) + d1 + d2 + 2 * d5 + 3 * d10,
-                  hand_limit(p))
-            w += (art_mod[s], sen_mod[s], d1 + 2 * d2 + 5 * d5 + 10 * d10)
+                  load, hand_limit(p))
+            w += (art_mod[s], sen_mod[s], v1 * d1 + v2 * d2 + v5 * d5 + v10 * d10)
             if p.sages_tokens:
-                sages = [0, 0, 0, 0]
+                sages = [0] * NUM_COLOURS
                 for token in p.sages_tokens:
                     sages[TOKEN_COLOUR[token]] += 1
                 r += sages
             else:
-                r += (0, 0, 0, 0)
+                r += _NO_COLOURS
             r += (0, 0, p.druid_ruby_used, s == turn_player, s == current,
                   s == high_bidder, (passed >> s) & 1, s == debtor, s in victims)
             w += (p.sages_dust, p.balance)
@@ -428,7 +532,7 @@ class ObservationEncoder:
         for token in me.sages_tokens:
             own_sages[token] += 1
         q += own_sages
-        q += (0, 0, 0, 0)  # hand_value, liquid, max_payable, price_at_high_bid: wide
+        q += _PRIVATE_WIDE_ZEROS  # hand_value, liquid, max_payable, price_at_high_bid
         value = hand_value(me.hand)
         w += (value, value - me.balance, max_payable(me) if not me.eliminated else 0)
         if in_auction and not me.eliminated:

@@ -1,0 +1,217 @@
+"""Policy files are safe to load: fingerprinted .npz by default, pickled .zip only on opt-in."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import subprocess
+import sys
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from zavandor_env.agents.policy import PickleLoadWarning, PolicyAgent, PolicyLoadError
+from zavandor_env.agents.policy_file import (
+    FINGERPRINT_KEY,
+    NumpyPolicy,
+    PolicyFileError,
+    load_policy,
+    save_policy,
+)
+from zavandor_env.agents.registry import make_agent, parse_spec
+from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.envs.observation import OBS_FINGERPRINT, OBS_SIZE
+
+
+def tiny_policy(obs_dim: int = OBS_SIZE, actions: int = NUM_ACTIONS) -> NumpyPolicy:
+    rng = np.random.default_rng(0)
+    weights = [rng.normal(size=(8, obs_dim)).astype(np.float32),
+               rng.normal(size=(actions, 8)).astype(np.float32)]
+    biases = [np.zeros(8, np.float32), np.zeros(actions, np.float32)]
+    return NumpyPolicy(weights, biases, "tanh", {"step": 1})
+
+
+def _meta(path: Path) -> dict:
+    with np.load(path, allow_pickle=False) as data:
+        return json.loads(str(data["__meta__"]))
+
+
+def _rewrite_meta(path: Path, **changes: object) -> None:
+    """Rewrite a saved file's metadata (``None`` deletes a key), keeping the arrays."""
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["__meta__"]))
+    for key, value in changes.items():
+        if value is None:
+            meta.pop(key, None)
+        else:
+            meta[key] = value
+    arrays["__meta__"] = np.array(json.dumps(meta))
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+
+
+# ---- the layout fingerprint in .npz files ----------------------------------------------------
+def test_saved_policy_records_the_observation_fingerprint(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    assert _meta(path)[FINGERPRINT_KEY] == OBS_FINGERPRINT
+    assert load_policy(path).fingerprint == OBS_FINGERPRINT
+
+
+def test_policy_of_another_observation_layout_is_refused_naming_both_fingerprints(
+    tmp_path: Path,
+) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz", fingerprint="0123456789abcdef")
+    with pytest.raises(PolicyFileError) as info:
+        load_policy(path, obs_dim=OBS_SIZE, num_actions=NUM_ACTIONS)
+    message = str(info.value)
+    assert "0123456789abcdef" in message and OBS_FINGERPRINT in message
+    assert "p.npz" in message and "\n" not in message
+    with pytest.raises(PolicyLoadError, match="0123456789abcdef"):
+        PolicyAgent(path)
+
+
+def test_fingerprint_check_can_be_skipped_explicitly(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz", fingerprint="0123456789abcdef")
+    assert load_policy(path, fingerprint=None).fingerprint == "0123456789abcdef"
+
+
+def test_resaving_a_loaded_policy_keeps_its_fingerprint(tmp_path: Path) -> None:
+    first = save_policy(tiny_policy(), tmp_path / "a.npz", fingerprint="0123456789abcdef")
+    again = save_policy(load_policy(first, fingerprint=None), tmp_path / "b.npz")
+    assert _meta(again)[FINGERPRINT_KEY] == "0123456789abcdef"
+
+
+def test_file_without_a_fingerprint_still_loads_when_its_sizes_fit(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "old.npz")
+    _rewrite_meta(path, **{FINGERPRINT_KEY: None})
+    policy = load_policy(path, obs_dim=OBS_SIZE, num_actions=NUM_ACTIONS)
+    assert policy.fingerprint is None
+    PolicyAgent(path)  # the agent accepts it too
+
+
+def test_file_without_a_fingerprint_is_still_refused_when_its_sizes_do_not_fit(
+    tmp_path: Path,
+) -> None:
+    path = save_policy(tiny_policy(obs_dim=OBS_SIZE + 1), tmp_path / "old.npz")
+    _rewrite_meta(path, **{FINGERPRINT_KEY: None})
+    with pytest.raises(PolicyFileError, match="observations of size"):
+        load_policy(path, obs_dim=OBS_SIZE, num_actions=NUM_ACTIONS)
+
+
+def test_a_non_string_fingerprint_is_a_clear_error(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    _rewrite_meta(path, **{FINGERPRINT_KEY: 42})
+    with pytest.raises(PolicyFileError, match="must be a string"):
+        load_policy(path)
+
+
+# ---- nothing in a file runs on load ----------------------------------------------------------
+class _TouchOnUnpickle:
+    """Unpickling this creates ``marker``: stands in for arbitrary code in a crafted file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        return (Path.touch, (self.marker,))
+
+
+def test_npz_with_a_pickled_array_is_refused_without_unpickling(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["action.bias"] = np.array([_TouchOnUnpickle(marker)], dtype=object)
+    np.savez(path, **arrays)  # type: ignore[arg-type]  # np.save pickles the object array
+    with pytest.raises(PolicyFileError, match="not a readable .npz"):
+        load_policy(path)
+    with pytest.raises(PolicyLoadError):
+        PolicyAgent(path)
+    assert not marker.exists()
+
+
+def crafted_sb3_zip(path: Path, marker: Path) -> Path:
+    """An SB3-shaped checkpoint whose ``lr_schedule`` would create ``marker`` if unpickled."""
+    payload = base64.b64encode(pickle.dumps(_TouchOnUnpickle(marker))).decode()
+    data = {"lr_schedule": {":type:": "<class 'function'>", ":serialized:": payload}}
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data", json.dumps(data))
+        zf.writestr("_stable_baselines3_version", "2.9.2")
+    return path
+
+
+def test_crafted_zip_is_refused_by_default_and_its_payload_never_runs(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    path = crafted_sb3_zip(tmp_path / "evil.zip", marker)
+    with pytest.raises(PolicyLoadError) as info:
+        PolicyAgent(path)
+    message = str(info.value)
+    assert "\n" not in message and "evil.zip" in message
+    assert "trust_pickle=True" in message and "trust_pickle=true" in message  # both spellings
+    assert ".npz" in message and "zavandor_env.train.export" in message
+    assert not marker.exists()
+
+
+def test_crafted_zip_is_refused_through_an_agent_spec_without_opt_in(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    path = crafted_sb3_zip(tmp_path / "evil.zip", marker)
+    with pytest.raises(PolicyLoadError, match="trust_pickle"):
+        make_agent(f"policy:path={path}")
+    assert not marker.exists()
+
+
+def test_crafted_zip_payload_is_real_so_opting_in_warns_and_runs_it(tmp_path: Path) -> None:
+    """The control for the refusal tests: with ``trust_pickle`` SB3 does unpickle it."""
+    pytest.importorskip("sb3_contrib")
+    marker = tmp_path / "pwned"
+    path = crafted_sb3_zip(tmp_path / "evil.zip", marker)
+    with pytest.warns(PickleLoadWarning, match="arbitrary code"):
+        with pytest.raises(PolicyLoadError):  # the payload ran, then the "model" is unusable
+            PolicyAgent(path, trust_pickle=True)
+    assert marker.exists()
+
+
+def test_agent_spec_parses_trust_pickle_as_a_boolean() -> None:
+    spec = parse_spec("policy:path=x.zip,trust_pickle=true")
+    assert spec.params == {"path": "x.zip", "trust_pickle": True}
+
+
+@pytest.mark.parametrize("value", ["yes please", 1, "true"])
+def test_trust_pickle_must_be_a_real_boolean(tmp_path: Path, value: object) -> None:
+    path = crafted_sb3_zip(tmp_path / "evil.zip", tmp_path / "pwned")
+    with pytest.raises(PolicyLoadError, match="trust_pickle must be true or false"):
+        PolicyAgent(path, trust_pickle=value)  # type: ignore[arg-type]
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_npz_policy_loads_without_a_warning(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PickleLoadWarning)
+        PolicyAgent(path)
+
+
+# ---- layering --------------------------------------------------------------------------------
+def test_playing_an_npz_policy_imports_nothing_from_train(tmp_path: Path) -> None:
+    """The policy-file format lives in the agents layer: no upward import into train/."""
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    code = (
+        "import sys\n"
+        "from zavandor_env.agents.policy import PolicyAgent\n"
+        f"PolicyAgent({str(path)!r})\n"
+        "bad = sorted(m for m in sys.modules if m.startswith('zavandor_env.train'))\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parent.parent)
+
+
+def test_train_export_reexports_the_agents_layer_format() -> None:
+    from zavandor_env.agents import policy_file
+    from zavandor_env.train import export
+
+    for name in ("NumpyPolicy", "PolicyFileError", "load_policy", "save_policy"):
+        assert getattr(export, name) is getattr(policy_file, name)
