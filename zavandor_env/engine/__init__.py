@@ -1,7 +1,9 @@
 """The rules engine of *The Scepter of Zavandor* (pure Python, no RL library).
 
 Public API: :class:`Game`, :class:`GameConfig`, :class:`GameState`, :class:`PlayerView` (what
-one seat may know), :class:`Hand` (a readable hand), the errors (:class:`IllegalActionError`,
+one seat may know), :class:`Agent` (the one agent contract) and :class:`FunctionAgent`,
+:class:`Outcome` (the one definition of a result), :class:`Hand` (a readable hand),
+:class:`Purchase` (a won auction and its price), the errors (:class:`IllegalActionError`,
 :class:`RoundEndError`, :class:`ReplayError`, :class:`ConfigError`), the action table helpers
 and :data:`NUM_ACTIONS`, and the index enums a script needs to read or build a position:
 :class:`Gem`, :class:`Colour` (energy-card colours), :class:`Field`, :class:`Art`
@@ -9,22 +11,26 @@ and :data:`NUM_ACTIONS`, and the index enums a script needs to read or build a p
 """
 
 from .actions import ACTION_NAMES, NUM_ACTIONS, action_block, action_to_string, string_to_action
+from .agent import Agent, FunctionAgent
 from .config import ConfigError, GameConfig
 from .data import Art, Colour, Field, Gem, Sen
 from .errors import IllegalActionError, ReplayError
 from .game import Game, RoundEndError
 from .hands import Hand
-from .state import Block, GameState, Phase, PlayerState
+from .outcome import Outcome, competition_ranks
+from .state import Block, GameState, Phase, PlayerState, Purchase
 from .view import HiddenInformationError, PlayerView
 
 __all__ = [
     "ACTION_NAMES",
     "NUM_ACTIONS",
+    "Agent",
     "Art",
     "Block",
     "Colour",
     "ConfigError",
     "Field",
+    "FunctionAgent",
     "Game",
     "GameConfig",
     "GameState",
@@ -32,13 +38,16 @@ __all__ = [
     "Hand",
     "HiddenInformationError",
     "IllegalActionError",
+    "Outcome",
     "Phase",
     "PlayerState",
     "PlayerView",
+    "Purchase",
     "ReplayError",
     "RoundEndError",
     "Sen",
     "action_block",
     "action_to_string",
+    "competition_ranks",
     "string_to_action",
 ]

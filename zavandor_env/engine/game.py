@@ -34,6 +34,7 @@ from .config import GameConfig
 from .errors import IllegalActionError, ReplayError
 from .flow import new_state, start_round
 from .hands import Hand, hand_of
+from .outcome import Outcome, game_outcome
 from .scoring import winners
 from .state import GameState, Phase, Purchase
 from .validation import check_state_dict
@@ -292,6 +293,11 @@ class Game:
         if not self.state.terminated:
             return []
         return winners(self.state)
+
+    def outcome(self) -> Outcome:
+        """The result as every layer reads it (:mod:`.outcome`): scores, ranks, the rules'
+        winners (none for a truncated game), eliminations, rounds and decisions."""
+        return game_outcome(self)
 
     # ---- copies and files ----------------------------------------------------------------
     def clone(self) -> Game:
