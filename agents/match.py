@@ -1,4 +1,8 @@
-"""Play one game between agents and describe its outcome (used by ``eval`` and ``play``)."""
+"""The one game driver: play a game between agents and return its result.
+
+Used by the tournament (``zavandor eval``), ``zavandor play`` and training's evaluation; the
+Gymnasium adapter steps opponents inside ``step()`` instead, through the same agent contract.
+"""
 
 from __future__ import annotations
 
@@ -7,37 +11,57 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zavandor_env.engine import Game, GameConfig
+from zavandor_env.engine.agent import Agent
+from zavandor_env.engine.outcome import Outcome, competition_ranks, game_outcome
 from zavandor_env.engine.view import PlayerView
 
-from .base import Agent
+__all__ = ["GameResult", "Outcome", "competition_ranks", "default_observation_fn", "play_game"]
 
 ObservationFn = Callable[[Game, int], dict[str, Any]]
 
 
 @dataclass
 class GameResult:
-    """Outcome of one game, per seat.
+    """One played game: its seed, who sat where, and its :class:`Outcome` (the one definition of
+    a result, :mod:`zavandor_env.engine.outcome`: winners come only from the rules, a
+    truncated game has none).
 
-    ``ranks`` are competition ranks by final VP (1 = best; tied seats share the better
-    rank).  ``winners`` are the seats with the most VP: the rules' winners when the game ended
-    normally, and the VP leaders when a safety limit truncated it (``truncated`` is then true).
+    The outcome's fields are also readable directly (``result.scores``, ``result.winners``...).
     """
 
     seed: int
-    num_players: int
-    scores: list[int]
-    ranks: list[int]
-    winners: list[int]
-    rounds: int
-    decisions: int
-    truncated: bool
+    labels: list[str]
+    outcome: Outcome
     seconds: float = 0.0
     replay: dict[str, Any] | None = field(default=None, repr=False)
 
+    @property
+    def num_players(self) -> int:
+        return self.outcome.num_players
 
-def competition_ranks(scores: Sequence[int]) -> list[int]:
-    """1 + the number of seats with strictly more VP (ties share the better rank)."""
-    return [1 + sum(1 for other in scores if other > s) for s in scores]
+    @property
+    def scores(self) -> list[int]:
+        return list(self.outcome.scores)
+
+    @property
+    def ranks(self) -> list[int]:
+        return list(self.outcome.ranks)
+
+    @property
+    def winners(self) -> list[int]:
+        return list(self.outcome.winners)
+
+    @property
+    def truncated(self) -> bool:
+        return self.outcome.truncated
+
+    @property
+    def rounds(self) -> int:
+        return self.outcome.rounds
+
+    @property
+    def decisions(self) -> int:
+        return self.outcome.decisions
 
 
 def default_observation_fn() -> ObservationFn:
@@ -63,6 +87,7 @@ def play_game(
     observation_fn: ObservationFn | None = None,
     record_replay: bool = False,
     on_decision: Callable[[Game, int, int], None] | None = None,
+    labels: Sequence[str] | None = None,
 ) -> GameResult:
     """Play a whole game: ``agents[i]`` sits in seat ``i``.
 
@@ -74,6 +99,7 @@ def play_game(
         observation_fn: encoder for agents with ``needs_observation`` (default: the env's).
         record_replay: keep ``Game.replay_record()`` in the result.
         on_decision: called as ``(game, seat, action)`` after each agent decision.
+        labels: a name per seat for the result (default: each agent's ``name``).
     """
     import time
 
@@ -99,21 +125,10 @@ def play_game(
         game.apply(action)
         if on_decision is not None:
             on_decision(game, seat, action)
-    scores = game.scores()
-    ranks = competition_ranks(scores)
-    if game.terminated:
-        winners = game.winners()
-    else:
-        winners = [s for s in range(n) if ranks[s] == 1]
     return GameResult(
         seed=seed,
-        num_players=n,
-        scores=scores,
-        ranks=ranks,
-        winners=winners,
-        rounds=game.state.round,
-        decisions=len(game.history),
-        truncated=game.truncated,
+        labels=list(labels) if labels is not None else [a.name for a in agents],
+        outcome=game_outcome(game),
         seconds=time.perf_counter() - start,
         replay=game.replay_record() if record_replay else None,
     )

@@ -1,0 +1,81 @@
+"""The built wheel is what a `pip install` user gets: one top-level package, its data inside.
+
+`agents/`, `train/` and `configs/` sit at the top of the repository but install as
+`zavandor_env.agents`, `zavandor_env.train` and `zavandor_env/configs`, so no generic top-level
+name (`agents`, `train`) can collide with a user's own modules, and the shipped weights and
+configs are found from any working directory.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(ROOT)],
+        capture_output=True, text=True, timeout=600,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"building the wheel failed:\n{result.stderr[-3000:]}")
+    (path,) = out.glob("*.whl")
+    return path
+
+
+@pytest.mark.slow
+def test_wheel_installs_only_the_zavandor_env_package(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top == {"zavandor_env"}
+    assert "zavandor_env/agents/heuristic.py" in names
+    assert "zavandor_env/train/selfplay.py" in names
+
+
+@pytest.mark.slow
+def test_wheel_ships_configs_and_policy_weights(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in (
+        "zavandor_env/configs/quick.yaml",
+        "zavandor_env/configs/agents/heuristic.yaml",
+        "zavandor_env/configs/game/standard_4p.yaml",
+        "zavandor_env/train/checkpoints/selfplay_2p/policy.npz",
+        "zavandor_env/train/checkpoints/selfplay_4p/policy.npz",
+        "zavandor_env/py.typed",
+    ):
+        assert required in names, f"{required} is missing from the wheel"
+
+
+@pytest.mark.slow
+def test_installed_wheel_finds_its_data_from_any_directory(wheel: Path, tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
+         str(wheel)],
+        check=True, capture_output=True, timeout=600,
+    )
+    script = (
+        "import zavandor_env, zavandor_env.agents as a\n"
+        f"assert zavandor_env.__file__.startswith({str(target)!r}), zavandor_env.__file__\n"
+        "from zavandor_env.agents.heuristic import HeuristicAgent\n"
+        "HeuristicAgent(seed=0)\n"
+        "from zavandor_env.train.config import load_config\n"
+        "assert load_config().total_timesteps > 0\n"
+        "import importlib.util\n"
+        "assert importlib.util.find_spec('agents') is None, 'a top-level agents was installed'\n"
+        "assert importlib.util.find_spec('train') is None, 'a top-level train was installed'\n"
+        "print('ok')\n"
+    )
+    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "ok"
