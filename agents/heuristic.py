@@ -130,7 +130,8 @@ class HeuristicWeights:
             raise ValueError(f"unknown heuristic weight(s) {unknown}; known: {sorted(known)}")
         values = dict(data)
         if "expected_rounds" in values:
-            values["expected_rounds"] = {int(k): int(v) for k, v in values["expected_rounds"].items()}
+            rounds = values["expected_rounds"]
+            values["expected_rounds"] = {int(k): int(v) for k, v in rounds.items()}
         return cls(**values)
 
     @classmethod

@@ -1,20 +1,29 @@
 """A person at the terminal: shows the table as the seat knows it and asks for a decision.
 
 Legal actions are listed by index and name; the player answers with either.  ``help`` explains
-the action names, ``table`` reprints the table; anything else re-prompts.  Decisions are final,
-as at the table.  Input and output are injectable (for tests and other front ends).
+the action names, ``table`` reprints the table, ``quit`` ends the game (:class:`QuitGame`);
+anything else re-prompts.  Decisions are final, as at the table.  Input and output are
+injectable (for tests and other front ends).  :class:`AuctionWatcher` turns the state change of
+each decision into news of won auctions ("player_1 won the owl for 14 energy").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from zavandor_env.engine.actions import ACTION_NAMES, action_block
+from zavandor_env.engine.data import ARTIFACTS, SENTINELS
+from zavandor_env.engine.queries import item_price
+from zavandor_env.engine.state import Phase
 from zavandor_env.engine.view import PlayerView
 
 from .base import Agent
 from .table import render_view
+
+if TYPE_CHECKING:
+    from zavandor_env.engine import Game
+    from zavandor_env.engine.state import GameState
 
 HELP = """Actions (one decision at a time; the engine pays automatically, giving change in dust):
   end_turn            finish your turn (costs are settled now)
@@ -26,7 +35,14 @@ HELP = """Actions (one decision at a time; the engine pays automatically, giving
   open_<item>         start an auction for a displayed artifact or a sentinel
   bid_plus_<k>        bid the high bid + k (opening: the minimum + k); pass leaves the auction
   lose_<gem>          (Mirror/Cloak) the active gem you give up
-Type the number or the name; 'table' shows the table again; 'help' shows this text."""
+Type the number or the name; 'table' shows the table again; 'help' shows this text;
+'quit' ends the game (saved first when you gave --save)."""
+
+QUIT_WORDS = ("quit", "exit")
+
+
+class QuitGame(Exception):
+    """The person at the terminal typed ``quit``: stop the game without asking anything more."""
 
 
 class HumanAgent(Agent):
@@ -39,6 +55,7 @@ class HumanAgent(Agent):
     """
 
     name = "human"
+    interactive: ClassVar[bool] = True  # needs this process's terminal (never a worker pool)
 
     def __init__(
         self,
@@ -70,6 +87,8 @@ class HumanAgent(Agent):
             action = parse_answer(answer, legal_actions)
             if action is not None:
                 return action
+            if answer.lower() in QUIT_WORDS:
+                raise QuitGame("quit at the prompt")
             if answer.lower() in ("help", "h", "?"):
                 self.output_fn(HELP)
             elif answer.lower() == "table":
@@ -94,4 +113,61 @@ def parse_answer(answer: str, legal_actions: Sequence[int]) -> int | None:
     for a in legal_actions:
         if ACTION_NAMES[a] == text:
             return a
+    return None
+
+
+def _item_name(kind: int, item: int) -> str:
+    return (ARTIFACTS[item] if kind == 0 else SENTINELS[item]).name.replace("_", " ")
+
+
+class AuctionWatcher:
+    """News of won auctions, derived from the state change of each decision.
+
+    Call :meth:`after` with the game after every decision (``play_game``'s ``on_decision``);
+    it returns the lines to show, e.g. ``"auction: player_1 (heuristic) won the owl for
+    14 energy (high bid 15)"``.  The price is what the winner pays (bid plus turn-order
+    modifier minus discounts), computed as the engine does at the moment the auction closes.
+    """
+
+    def __init__(self, names: Sequence[str] | None = None) -> None:
+        self.names = list(names) if names is not None else None
+        self._before: GameState | None = None
+
+    def _who(self, seat: int) -> str:
+        if self.names is not None and seat < len(self.names):
+            return f"player_{seat} ({self.names[seat]})"
+        return f"player_{seat}"
+
+    def after(self, game: Game) -> list[str]:
+        """Lines about auctions that closed with the decision just applied."""
+        before, now = self._before, game.state
+        self._before = now.clone()
+        if before is None or before.auction_kind < 0 or now.auction_kind >= 0:
+            return []
+        kind, item = before.auction_kind, before.auction_item
+        name = _item_name(kind, item)
+        winner = _new_owner(before, now, kind, item)
+        if winner is None:
+            cursed = [s for s, p in enumerate(now.players)
+                      if p.eliminated and not before.players[s].eliminated]
+            if cursed:
+                return [f"auction: {self._who(cursed[0])} won the {name} but could not pay: "
+                        "out of the game (Curse of the 9 Sages)"]
+            return [f"auction: the {name} was not sold"]
+        if before.phase == Phase.DEBT:
+            price = before.debt_item_price
+        else:
+            price = item_price(before, before.players[winner], kind, item, before.high_bid)
+        return [f"auction: {self._who(winner)} won the {name} for {price} energy "
+                f"(high bid {before.high_bid})"]
+
+
+def _new_owner(before: GameState, now: GameState, kind: int, item: int) -> int | None:
+    """The seat that gained the auctioned item between two states, if any."""
+    if kind != 0:
+        owner = now.sentinel_owner[item]
+        return owner if owner >= 0 and before.sentinel_owner[item] != owner else None
+    for seat, player in enumerate(now.players):
+        if player.artifacts[item] > before.players[seat].artifacts[item]:
+            return seat
     return None

@@ -158,7 +158,8 @@ class MCTSAgent(Agent):
                 if a in edges:
                     edges[a][2] += 1
             if untried:
-                action = prior if prior in untried else untried[int(self.rng.random() * len(untried))]
+                action = (prior if prior in untried
+                          else untried[int(self.rng.random() * len(untried))])
                 edge: list[Any] = [0, 0.0, 1, _Node()]
                 edges[action] = edge
                 path.append((edge, seat))

@@ -1,69 +1,86 @@
 """Build agents from a name and parameters (for YAML files and the command line).
 
 Spec strings on the command line look like ``name`` or ``name:key=value,key=value``, e.g.
-``mcts:iterations=200,rollout=random`` or ``policy:path=runs/best.npz``; values are parsed as
-YAML scalars (numbers, booleans, strings).  In YAML an agent is either such a string or a
-mapping ``{agent: mcts, label: mcts200, params: {iterations: 200}}``.
+``mcts:iterations=200,rollout=random`` or ``policy:path=runs/best.npz,deterministic=false``.
+Values are read as scalars: ``true``/``false`` (any case) are booleans, ``none``/``null`` is
+None, integers and decimals are numbers, anything else is a string (quotes are stripped).  The
+key ``label`` names the agent in reports (``random:label=r2``).  In YAML an agent is either
+such a string or a mapping ``{agent: mcts, label: mcts200, params: {iterations: 200}}``.
+
+Unknown agent names and unknown parameter keys are refused when the spec is read, with one
+line naming the agent, the key and the keys it knows.
 """
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 from .base import Agent
 
 
-def _random(**kw: Any) -> Agent:
-    from .base import RandomAgent
-
-    return RandomAgent(**kw)
-
-
-def _pass(**kw: Any) -> Agent:
-    from .base import PassAgent
-
-    return PassAgent(**kw)
+class AgentSpecError(ValueError):
+    """An agent spec names an unknown agent, has a malformed or unknown parameter, or its
+    agent cannot be built from the parameters."""
 
 
-def _heuristic(**kw: Any) -> Agent:
-    from .heuristic import HeuristicAgent
-
-    return HeuristicAgent(**kw)
-
-
-def _mcts(**kw: Any) -> Agent:
-    from .mcts import MCTSAgent
-
-    return MCTSAgent(**kw)
-
-
-def _policy(**kw: Any) -> Agent:
-    from .policy import PolicyAgent
-
-    return PolicyAgent(**kw)
-
-
-def _human(**kw: Any) -> Agent:
-    from .human import HumanAgent
-
-    return HumanAgent(**kw)
-
-
-REGISTRY: dict[str, Callable[..., Agent]] = {
-    "random": _random,
-    "pass": _pass,
-    "heuristic": _heuristic,
-    "mcts": _mcts,
-    "policy": _policy,
-    "human": _human,
+# name -> "module:Class"; imported only when the agent is checked or built.
+_CLASSES: dict[str, str] = {
+    "random": "zavandor_env.agents.base:RandomAgent",
+    "pass": "zavandor_env.agents.base:PassAgent",
+    "heuristic": "zavandor_env.agents.heuristic:HeuristicAgent",
+    "mcts": "zavandor_env.agents.mcts:MCTSAgent",
+    "policy": "zavandor_env.agents.policy:PolicyAgent",
+    "human": "zavandor_env.agents.human:HumanAgent",
 }
+
+
+def _load(path: str) -> type[Agent]:
+    module, _, name = path.partition(":")
+    cls: type[Agent] = getattr(import_module(module), name)
+    return cls
+
+
+def _factory(path: str) -> Callable[..., Agent]:
+    def build(**kw: Any) -> Agent:
+        return _load(path)(**kw)
+
+    build.agent_class_path = path  # type: ignore[attr-defined]  # read by known_parameters
+    return build
+
+
+REGISTRY: dict[str, Callable[..., Agent]] = {name: _factory(p) for name, p in _CLASSES.items()}
+
+
+def known_parameters(agent: str) -> list[str] | None:
+    """The keyword parameters agent ``agent`` accepts, or None when it takes any."""
+    factory = REGISTRY[agent]
+    path = getattr(factory, "agent_class_path", None)
+    target: Callable[..., Any] = _load(path) if path else factory
+    params = inspect.signature(target).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return sorted(p.name for p in params
+                  if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                inspect.Parameter.KEYWORD_ONLY))
+
+
+def is_interactive(agent: str) -> bool:
+    """Whether the agent asks a person (so it needs this process's terminal)."""
+    path = getattr(REGISTRY[agent], "agent_class_path", None)
+    return bool(path and getattr(_load(path), "interactive", False))
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A picklable recipe for an agent: registry name, parameters and a display label."""
+    """A picklable recipe for an agent: registry name, parameters and a display label.
+
+    Raises :class:`AgentSpecError` for an unknown name or a parameter the agent does not take.
+    """
 
     agent: str
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -71,9 +88,24 @@ class AgentSpec:
 
     def __post_init__(self) -> None:
         if self.agent not in REGISTRY:
-            raise ValueError(f"unknown agent {self.agent!r}; known agents: {sorted(REGISTRY)}")
+            raise AgentSpecError(
+                f"unknown agent {self.agent!r}; known agents: {', '.join(sorted(REGISTRY))}"
+            )
+        known = known_parameters(self.agent)
+        if known is not None:
+            for key in self.params:
+                if key not in known:
+                    raise AgentSpecError(
+                        f"bad parameters for agent {self.agent!r}: unknown key {key!r}; "
+                        f"known keys: {', '.join(known)}"
+                    )
         if not self.label:
             object.__setattr__(self, "label", _default_label(self.agent, self.params))
+
+    @property
+    def interactive(self) -> bool:
+        """Whether this agent asks a person for its decisions."""
+        return is_interactive(self.agent)
 
     def build(self, seed: int | None = None) -> Agent:
         """A fresh agent (``seed`` seeds it unless the params fix one)."""
@@ -81,8 +113,8 @@ class AgentSpec:
         params.setdefault("seed", seed)
         try:
             agent = REGISTRY[self.agent](**params)
-        except TypeError as exc:
-            raise ValueError(f"bad parameters for agent {self.agent!r}: {exc}") from None
+        except TypeError as exc:  # a value of the wrong type deep in the constructor
+            raise AgentSpecError(f"bad parameters for agent {self.agent!r}: {exc}") from None
         agent.name = self.label
         return agent
 
@@ -94,31 +126,57 @@ def _default_label(agent: str, params: Mapping[str, Any]) -> str:
     return f"{agent}({inner})" if inner else agent
 
 
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
+
+
+def parse_value(text: str) -> Any:
+    """A spec value as a scalar: bool, None, int, float or string (see the module docstring)."""
+    value = text.strip()
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null", "~"):
+        return None
+    if _INT.fullmatch(value):
+        return int(value)
+    if _FLOAT.fullmatch(value):
+        return float(value)
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
 def parse_spec(spec: str | Mapping[str, Any]) -> AgentSpec:
     """An :class:`AgentSpec` from ``"name:key=value,..."`` or a YAML mapping."""
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"agent", "params", "label"}
         if unknown or "agent" not in spec:
-            raise ValueError(
+            raise AgentSpecError(
                 f"an agent entry needs 'agent' (and optional 'params', 'label'), got {dict(spec)}"
             )
         params = spec.get("params") or {}
         if not isinstance(params, Mapping):
-            raise ValueError(f"params of agent {spec['agent']!r} must be a mapping")
+            raise AgentSpecError(f"params of agent {spec['agent']!r} must be a mapping")
         return AgentSpec(str(spec["agent"]), dict(params), str(spec.get("label") or ""))
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
-    import yaml
-
+        raise AgentSpecError(f"an agent spec must be a non-empty string, got {spec!r}")
     name, _, rest = spec.strip().partition(":")
     parsed: dict[str, Any] = {}
+    label = ""
     if rest:
         for item in rest.split(","):
             key, eq, value = item.partition("=")
-            if not eq or not key.strip():
-                raise ValueError(f"bad agent parameter {item!r} in {spec!r} (want key=value)")
-            parsed[key.strip()] = yaml.safe_load(value.strip())
-    return AgentSpec(name.strip(), parsed)
+            key = key.strip()
+            if not eq or not key:
+                raise AgentSpecError(
+                    f"bad agent parameter {item!r} in {spec!r} (want key=value)"
+                )
+            if key == "label":
+                label = value.strip()
+            else:
+                parsed[key] = parse_value(value)
+    return AgentSpec(name.strip(), parsed, label)
 
 
 def make_agent(spec: str | Mapping[str, Any], seed: int | None = None) -> Agent:

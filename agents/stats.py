@@ -3,7 +3,8 @@
 Conventions (documented in the report too):
 
 * **Win share**: a seat that wins alone scores 1, seats sharing the win (equal VP) score 1/k.
-  A truncated game (safety limit) counts its VP leaders as winners.
+  A truncated game (cut off by a safety limit) has no winner (the one definition of a result,
+  :mod:`zavandor_env.engine.outcome`): every seat scores 0; the report counts such games.
 * **Win rate** of an agent = mean win share over every seat it filled (an agent filling three
   seats of one game contributes three samples).  Its 95% interval is the Wilson score
   interval, which stays inside [0, 1] and behaves at 0% and 100%, unlike the normal one.

@@ -95,7 +95,8 @@ def _seat_lines(style: Style, view: PlayerView, seat: SeatView) -> list[str]:
         + (f"; unpaid {seat.balance}" if seat.balance else ""),
     ]
     if seat.sages_count or seat.sages_dust:
-        lines.append(f"    under turn card: {seat.sages_count} 9-Sages card(s), dust {seat.sages_dust}")
+        lines.append(f"    under turn card: {seat.sages_count} 9-Sages card(s), "
+                     f"dust {seat.sages_dust}")
     return lines
 
 

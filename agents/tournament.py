@@ -12,7 +12,15 @@ Fairness rules:
   agents are compared on the same cards, characters and tie-breaks.
 
 Games run in worker processes (``multiprocessing``; all cores by default) and stream back to a
-progress bar.  Every game is reproducible from its record (``Game.replay_record()``).
+progress bar; a tournament with an interactive agent (``human``) plays in this process, which
+owns the terminal.  Every agent spec is built once here before any game (:func:`check_agents`),
+so a missing policy file or a bad parameter fails at once, not in a worker.  Every game is
+reproducible from its record (``Game.replay_record()``).
+
+Reports go to one directory per tournament: :func:`prepare_output_dir` checks it before any
+game is played (writable; no files of an earlier run unless they may be replaced), and
+:meth:`TournamentReport.write` replaces an earlier run's files, so an old replay never sits
+beside a new summary.
 """
 
 from __future__ import annotations
@@ -20,6 +28,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
+import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +38,8 @@ from typing import Any
 
 from zavandor_env.engine import GameConfig
 
-from .registry import AgentSpec, parse_spec
+from .match import GameResult, play_game
+from .registry import AgentSpec, AgentSpecError, parse_spec
 from .stats import AgentSummary, SeatRecord, seat_records, summarize
 
 
@@ -50,6 +62,10 @@ class TournamentConfig:
             raise ValueError(f"num_players must be 2..6, got {self.num_players}")
         if self.games < 1:
             raise ValueError(f"games must be positive, got {self.games}")
+        if self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed}")
+        if self.workers is not None and self.workers < 1:
+            raise ValueError(f"workers must be positive (or None: all cores), got {self.workers}")
         labels = [a.label for a in self.agents]
         if len(set(labels)) != len(labels):
             raise ValueError(f"agent labels must be unique (give each a 'label'): {labels}")
@@ -61,8 +77,15 @@ class TournamentConfig:
         None replace its values."""
         import yaml
 
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except OSError as exc:
+            raise ValueError(f"cannot read tournament file {str(path)!r}: "
+                             f"{exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:  # its message spans lines: keep the first
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ValueError(f"tournament file {str(path)!r} is not valid YAML: {first}") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a tournament file must be a mapping")
         known = {"agents", "num_players", "players", "games", "seed", "workers", "game_options",
@@ -94,6 +117,24 @@ class TournamentConfig:
     def deals(self) -> int:
         return -(-self.games // self.num_players)
 
+    @property
+    def interactive(self) -> bool:
+        """Whether an agent asks a person (then every game runs in this process)."""
+        return any(spec.interactive for spec in self.agents)
+
+
+def check_agents(config: TournamentConfig) -> None:
+    """Build every agent spec once in this process and close it, so a missing policy file or a
+    parameter an agent rejects raises here (:class:`AgentSpecError`), before any worker."""
+    for spec in config.agents:
+        try:
+            agent = spec.build(seed=0)
+        except (ValueError, OSError, ImportError) as exc:
+            if isinstance(exc, AgentSpecError):
+                raise
+            raise AgentSpecError(f"agent {spec.label!r}: {exc}") from None
+        agent.close()
+
 
 @dataclass(frozen=True)
 class GameTask:
@@ -106,19 +147,39 @@ class GameTask:
 
 @dataclass
 class GameRecord:
+    """One tournament game: where it sits in the schedule and the driver's :class:`GameResult`
+    (labels in seat order, the outcome, time, replay)."""
+
     task: GameTask
-    labels: list[str]
-    scores: list[int]
-    ranks: list[int]
-    winners: list[int]
-    rounds: int
-    decisions: int
-    truncated: bool
-    seconds: float
-    replay: dict[str, Any] | None = None
+    result: GameResult
+
+    @property
+    def labels(self) -> list[str]:
+        return self.result.labels
+
+    @property
+    def truncated(self) -> bool:
+        return self.result.truncated
+
+    @property
+    def rounds(self) -> int:
+        return self.result.rounds
+
+    @property
+    def decisions(self) -> int:
+        return self.result.decisions
+
+    @property
+    def seconds(self) -> float:
+        return self.result.seconds
+
+    @property
+    def replay(self) -> dict[str, Any] | None:
+        return self.result.replay
 
     def seats(self) -> list[SeatRecord]:
-        return seat_records(self.labels, self.scores, self.ranks, self.winners)
+        r = self.result
+        return seat_records(r.labels, r.scores, r.ranks, r.winners)
 
 
 # ---- workers ----------------------------------------------------------------------------
@@ -131,6 +192,15 @@ def _init_worker(config: TournamentConfig) -> None:
     _WORKER["agents"] = {}
 
 
+def _init_pool_worker(config: TournamentConfig) -> None:
+    # Ctrl-C is the main process's to handle (it stops the pool): a worker that also raised
+    # KeyboardInterrupt would print one traceback per process.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init_worker(config)
+
+
 def _seated(lineup: list[AgentSpec], rotation: int) -> list[AgentSpec]:
     n = len(lineup)
     return [lineup[(s - rotation) % n] for s in range(n)]
@@ -138,8 +208,6 @@ def _seated(lineup: list[AgentSpec], rotation: int) -> list[AgentSpec]:
 
 def play_task(task: GameTask) -> GameRecord:
     """Play one game in this process (agents are built once per process and reused)."""
-    from .match import play_game
-
     config: TournamentConfig = _WORKER["config"]
     specs = _seated(_WORKER["lineups"][task.lineup], task.rotation)
     cache: dict[tuple[str, int], Any] = _WORKER["agents"]
@@ -161,6 +229,7 @@ def play_task(task: GameTask) -> GameRecord:
             config=GameConfig(num_players=config.num_players, **config.game_options),
             agent_seeds=agent_seeds,
             record_replay=config.save_replays,
+            labels=[s.label for s in specs],
         )
     except Exception as exc:
         # Name the game so it can be replayed alone; the original traceback is chained.
@@ -168,9 +237,7 @@ def play_task(task: GameTask) -> GameRecord:
             f"game failed: lineup {[s.label for s in specs]}, deal {task.deal} "
             f"(seed {game_seed}), rotation {task.rotation}: {type(exc).__name__}: {exc}"
         ) from exc
-    return GameRecord(task, [s.label for s in specs], result.scores, result.ranks,
-                      result.winners, result.rounds, result.decisions, result.truncated,
-                      result.seconds, result.replay)
+    return GameRecord(task, result)
 
 
 def run_tournament(
@@ -180,7 +247,8 @@ def run_tournament(
 ) -> list[GameRecord]:
     """Play every game of the tournament; returns records sorted by (lineup, deal, rotation).
 
-    ``workers=1`` plays in this process (no multiprocessing), useful for tests and debugging.
+    ``workers=1`` plays in this process (no multiprocessing), useful for tests and debugging;
+    so does a tournament with an interactive agent.
     """
     from tqdm import tqdm
 
@@ -191,6 +259,8 @@ def run_tournament(
         for r in range(config.num_players)
     ]
     workers = config.workers or os.cpu_count() or 1
+    if config.interactive:
+        workers = 1  # a worker has no terminal: the person would never be asked
     workers = max(1, min(workers, len(tasks)))
     records: list[GameRecord] = []
     bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress)
@@ -207,7 +277,7 @@ def run_tournament(
             import multiprocessing as mp
 
             ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
+            with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(config,)) as pool:
                 for rec in pool.imap_unordered(play_task, tasks, chunksize=1):
                     records.append(rec)
                     if on_record:
@@ -217,6 +287,93 @@ def run_tournament(
         bar.close()
     records.sort(key=lambda r: (r.task.lineup, r.task.deal, r.task.rotation))
     return records
+
+
+# ---- output directory -------------------------------------------------------------------
+class OutputDirError(ValueError):
+    """The report directory cannot be used (not writable, or holds other files)."""
+
+
+REPORT_FILES = ("summary.json", "summary.csv", "games.csv", "chart.png")
+REPLAY_DIR = "replays"
+_REPLAY_FILE = re.compile(r"game_l\d+_d\d+_r\d+\.json")
+
+
+def previous_outputs(out_dir: str | Path) -> tuple[list[Path], list[Path]]:
+    """``(files an earlier tournament wrote, other entries)`` in ``out_dir``."""
+    out = Path(out_dir)
+    ours: list[Path] = []
+    others: list[Path] = []
+    if not out.is_dir():
+        return ours, others
+    for entry in sorted(out.iterdir()):
+        if entry.name in REPORT_FILES and entry.is_file():
+            ours.append(entry)
+        elif entry.name == REPLAY_DIR and entry.is_dir():
+            for replay in sorted(entry.iterdir()):
+                (ours if _REPLAY_FILE.fullmatch(replay.name) and replay.is_file()
+                 else others).append(replay)
+        else:
+            others.append(entry)
+    return ours, others
+
+
+def clear_previous_outputs(out_dir: str | Path) -> list[Path]:
+    """Delete the files an earlier tournament wrote in ``out_dir`` (nothing else); returns
+    them."""
+    ours, _ = previous_outputs(out_dir)
+    for path in ours:
+        path.unlink()
+    replays = Path(out_dir) / REPLAY_DIR
+    if replays.is_dir() and not any(replays.iterdir()):
+        replays.rmdir()
+    return ours
+
+
+def prepare_output_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
+    """Make sure the tournament can write its report to ``out_dir`` before it is played.
+
+    Creates the directory, refuses one that is not empty unless ``overwrite`` (and even then
+    one holding files this tool did not write: they are never deleted), and writes and
+    removes a probe file.  Raises :class:`OutputDirError` with one line.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise OutputDirError(f"--out {str(out)!r} is a file, not a directory")
+    ours, others = previous_outputs(out)
+    if others:
+        names = ", ".join(str(p.relative_to(out)) for p in others[:3])
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        raise OutputDirError(f"--out {str(out)!r} holds files eval did not write ({names}{more});"
+                             " choose an empty or new directory")
+    if ours and not overwrite:
+        raise OutputDirError(f"--out {str(out)!r} already holds a tournament report; give "
+                             "--overwrite to replace it, or choose a new directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise OutputDirError(f"cannot write to --out {str(out)!r}: "
+                             f"{exc.strerror or exc}") from None
+    return out
+
+
+def default_output_dir(name: str, root: str | Path = "eval_out") -> Path:
+    """Create and return a new directory ``root/<YYYYmmdd-HHMMSS>-<name>`` (``-2``, ``-3``...
+    appended when one of that name exists: two runs never share a directory)."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "eval"
+    base = Path(root) / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug[:60]}"
+    for attempt in itertools.count(1):
+        path = base if attempt == 1 else base.with_name(f"{base.name}-{attempt}")
+        try:
+            path.mkdir(parents=True, exist_ok=False)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise OutputDirError(f"cannot create {str(path)!r}: {exc.strerror or exc}") from None
+        return path
+    raise AssertionError("unreachable")
 
 
 # ---- reports ----------------------------------------------------------------------------
@@ -286,12 +443,22 @@ class TournamentReport:
                 lines.append(f"{x[:width - 1]:<{width}}" + cells)
         return "\n".join(lines)
 
-    def write(self, out_dir: str | Path, chart: bool = True) -> list[Path]:
+    def write(self, out_dir: str | Path, chart: bool = True, replace: bool = False) -> list[Path]:
         """Write ``summary.json``, ``summary.csv``, ``games.csv``, ``chart.png`` and (when
-        recorded) ``replays/*.json``; returns the paths written."""
+        recorded) ``replays/*.json``; returns the paths written.
+
+        A directory holding an earlier report raises :class:`OutputDirError` unless
+        ``replace``, which first deletes the earlier report's files (only those), so no old
+        replay or chart stays beside the new summary.
+        """
         import csv
 
         out = Path(out_dir)
+        if previous_outputs(out)[0]:
+            if not replace:
+                raise OutputDirError(f"{str(out)!r} already holds a tournament report "
+                                     "(replace=True deletes it first)")
+            clear_previous_outputs(out)
         out.mkdir(parents=True, exist_ok=True)
         written = []
         path = out / "summary.json"

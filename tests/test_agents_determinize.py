@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from zavandor_env.agents.heuristic import HeuristicAgent
 from tests.policies import ThriftyPolicy, play
+from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.engine import Game
 from zavandor_env.engine.data import ENERGY_DECKS, NUM_CARD_TOKENS, TOKEN_COLOUR
 from zavandor_env.engine.determinize import determinize

@@ -116,3 +116,78 @@ def test_eval_cli_rejects_a_game_file_that_does_not_fit(tmp_path, capsys):
     rc = main(["eval", "--agents", "heuristic", "random", "--game", str(game_file),
                "--players", "2", "--quiet"])
     assert rc == 2 and "characters" in capsys.readouterr().err
+
+
+# ---- fail early, never mix results ------------------------------------------------------
+def test_tournament_config_refuses_negative_seed_and_workers():
+    with pytest.raises(ValueError, match="seed"):
+        TournamentConfig([parse_spec("random")], seed=-1)
+    with pytest.raises(ValueError, match="workers"):
+        TournamentConfig([parse_spec("random")], workers=0)
+
+
+def test_check_agents_fails_in_this_process_before_any_game(tmp_path):
+    from zavandor_env.agents.tournament import check_agents
+
+    config = TournamentConfig([parse_spec("heuristic"),
+                               parse_spec(f"policy:path={tmp_path / 'none.npz'}")])
+    with pytest.raises(ValueError, match="none.npz"):
+        check_agents(config)
+    check_agents(TournamentConfig([parse_spec("heuristic"), parse_spec("mcts:iterations=2")]))
+
+
+def test_a_tournament_with_an_interactive_agent_plays_in_this_process(monkeypatch):
+    import os
+
+    from zavandor_env.agents.human import HumanAgent
+
+    pids = set()
+
+    def first_legal(self, observation, view, legal_actions):
+        pids.add(os.getpid())  # a forked worker would record its own pid
+        return legal_actions[0]
+
+    monkeypatch.setattr(HumanAgent, "act", first_legal)
+    config = TournamentConfig([parse_spec("human"), parse_spec("random")], games=4, workers=2,
+                              game_options={"max_rounds": 2})
+    assert config.interactive
+    records = run_tournament(config, progress=False)
+    assert len(records) == 4 and pids == {os.getpid()}
+
+
+def test_report_write_refuses_or_replaces_an_earlier_report(tmp_path):
+    from zavandor_env.agents.tournament import OutputDirError, prepare_output_dir
+
+    def report(seed, replays):
+        config = TournamentConfig([parse_spec("heuristic"), parse_spec("random")], games=2,
+                                  seed=seed, workers=1, save_replays=replays,
+                                  game_options={"max_rounds": 2})
+        return TournamentReport.build(config, run_tournament(config, progress=False))
+
+    out = tmp_path / "out"
+    report(1, True).write(out, chart=False)
+    assert (out / "replays").is_dir()
+    with pytest.raises(OutputDirError, match="overwrite"):
+        prepare_output_dir(out)
+    with pytest.raises(OutputDirError, match="already holds"):
+        report(2, False).write(out, chart=False)
+    report(2, False).write(out, chart=False, replace=True)
+    assert not (out / "replays").exists()
+    assert json.loads((out / "summary.json").read_text())["seed"] == 2
+
+
+def test_default_output_dirs_are_unique_even_within_one_second(tmp_path):
+    from zavandor_env.agents.tournament import default_output_dir
+
+    first = default_output_dir("heuristic-random", root=tmp_path)
+    second = default_output_dir("heuristic-random", root=tmp_path)
+    assert first != second and first.is_dir() and second.is_dir()
+    assert second.name.startswith(first.name) and first.name.endswith("-heuristic-random")
+
+
+def test_malformed_tournament_yaml_is_one_line(tmp_path):
+    bad = tmp_path / "t.yaml"
+    bad.write_text("agents: [heuristic\n")
+    with pytest.raises(ValueError, match="not valid YAML") as info:
+        TournamentConfig.from_yaml(bad)
+    assert "\n" not in str(info.value)

@@ -1,66 +1,208 @@
-"""The ``zavandor`` command: play / train / eval / bench / replay."""
+"""The ``zavandor`` command: play / train / eval / bench / replay.
+
+Errors a user can make (a bad value, a missing file, an unknown agent) end with one line on
+stderr and exit code 2, never a traceback; Ctrl-C ends with one line and exit code 130.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .bench import BenchRow, RecordedGame
+    from .engine import Game
 
 
+class UsageError(ValueError):
+    """A command-line value the command refuses (reported on one line, exit code 2)."""
+
+
+# ---- argument types (argparse turns ArgumentTypeError into a one-line usage error) ---------
+def _int_range(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[low, high]`` (no upper bound when ``high`` is None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"{low}..{high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite time above 0 (NaN or infinity would never end a row)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, "
+                                         f"got {text}")
+    return value
+
+
+PLAYERS = _int_range(2, 6)
+NON_NEGATIVE = _int_range(0)
+POSITIVE = _int_range(1)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (the usage itself is one ``--help`` away)."""
+
+    def error(self, message: str) -> Any:  # argparse's signature returns NoReturn
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _fail(command: str, message: object) -> int:
+    print(f"zavandor {command}: {message}", file=sys.stderr)
+    return 2
+
+
+# ---- bench ------------------------------------------------------------------------------
 def _cmd_bench(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .bench import bench_clone, bench_engine
+    from .bench import bench_clone, bench_engine, bench_replay, record_heuristic_games
 
-    players = args.players
-    rows = []
-    for n in tqdm(players, desc="engine", unit="config", disable=args.quiet):
+    if args.json:
+        try:
+            _check_writable_file(args.json)
+        except UsageError as exc:
+            return _fail("bench", exc)
+    rows: list[BenchRow] = []
+    recorded: dict[int, list[RecordedGame]] = {}
+    for n in tqdm(args.players, desc="engine", unit="config", disable=args.quiet):
         rows.append(bench_engine(n, seconds=args.seconds, seed=args.seed))
-    print("Engine, uniformly random legal play (one process, one core):")
+        selfplay, recorded[n] = record_heuristic_games(n, seconds=args.seconds, seed=args.seed)
+        rows.append(selfplay)
+        rows.append(bench_replay(recorded[n], n, seconds=args.seconds))
+        rows.append(bench_clone(n, seconds=min(1.0, args.seconds), record=recorded[n][0]))
+    print("Engine (one process, one core):")
     for row in rows:
-        print("  " + row.row())
-    for n in players:
-        print(f"  clone {n}p: {bench_clone(n, seconds=min(1.0, args.seconds)):,.0f} clones/s")
+        print("  " + row.text())
     if not args.engine_only:
         try:
             from .envs.bench import bench_env_section
-        except ImportError:
-            return 0
-        bench_env_section(args)
+        except ImportError as exc:  # pettingzoo not installed: engine rows only
+            print(f"  (skipped the environment rows: {exc})")
+        else:
+            rows += bench_env_section(args.players, args.seconds, args.seed, recorded)
+    if args.json:
+        _write_json(args.json, [row.to_dict() for row in rows])
+        print(f"wrote {len(rows)} rows to {args.json}")
     return 0
 
 
+def _check_writable_file(path: str) -> None:
+    """Refuse, before any work, a path that cannot take a file."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise UsageError(f"{path!r} is a directory")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write {path!r}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"cannot write {path!r}: directory {str(parent)!r} is not writable")
+
+
+def _write_json(path: str, data: Any) -> None:
+    import json
+
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2)
+        fh.write("\n")
+
+
+# ---- eval -------------------------------------------------------------------------------
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from zavandor_env.agents.registry import parse_spec
-    from zavandor_env.agents.tournament import TournamentConfig, TournamentReport, run_tournament
+    from zavandor_env.agents.tournament import (
+        TournamentReport,
+        check_agents,
+        prepare_output_dir,
+        run_tournament,
+    )
 
     try:
-        if args.config:
-            config = TournamentConfig.from_yaml(
-                args.config, num_players=args.players, games=args.games, seed=args.seed,
-                workers=args.workers, save_replays=args.save_replays or None,
+        config = _eval_config(args)
+        human = [spec.label for spec in config.agents if spec.interactive]
+        if human:
+            raise UsageError(
+                f"agent {human[0]!r} asks a person for every decision and cannot sit in a "
+                "tournament; to play against agents use `zavandor play AGENT...`"
             )
-        else:
-            if not args.agents:
-                print("zavandor eval: give --agents or a tournament YAML file", file=sys.stderr)
-                return 2
-            config = TournamentConfig(
-                agents=[parse_spec(a) for a in args.agents], num_players=args.players or 2,
-                games=args.games or 100, seed=args.seed or 0, workers=args.workers,
-                save_replays=args.save_replays,
-            )
-        if args.game:
-            config = _with_game_file(config, args.game, players_given=args.players is not None)
+        check_agents(config)  # a missing policy file fails here, not in a worker
+        existed = args.out is not None and Path(args.out).exists()
+        out = (prepare_output_dir(args.out, overwrite=args.overwrite) if args.out
+               else _new_output_dir(args, config))
     except (OSError, ValueError) as exc:
-        print(f"zavandor eval: {exc}", file=sys.stderr)
-        return 2
-    records = run_tournament(config, progress=not args.quiet)
+        return _fail("eval", exc)
+    try:
+        records = run_tournament(config, progress=not args.quiet)
+    except BaseException:
+        if not existed:
+            _remove_if_empty(out)  # leave no empty directory behind a failed run
+        raise
     report = TournamentReport.build(config, records)
+    try:  # written before printing: a closed pipe (| head) must not lose the results
+        paths = report.write(out, chart=not args.no_chart, replace=args.overwrite)
+    except OSError as exc:
+        return _fail("eval", f"cannot write the report to {str(out)!r}: {exc}")
     print(report.text())
-    if args.out:
-        paths = report.write(args.out, chart=not args.no_chart)
-        print(f"wrote {len(paths)} file(s) to {args.out}")
+    print(f"wrote {len(paths)} file(s) to {out}")
     return 0
+
+
+def _eval_config(args: argparse.Namespace) -> Any:
+    from zavandor_env.agents.registry import parse_spec
+    from zavandor_env.agents.tournament import TournamentConfig
+
+    if args.config:
+        if args.agents:
+            raise UsageError("give either a tournament YAML file or --agents, not both")
+        config = TournamentConfig.from_yaml(
+            args.config, num_players=args.players, games=args.games, seed=args.seed,
+            workers=args.workers, save_replays=args.save_replays or None,
+        )
+    elif not args.agents:
+        raise UsageError("give --agents or a tournament YAML file")
+    else:
+        config = TournamentConfig(
+            agents=[parse_spec(a) for a in args.agents],
+            num_players=2 if args.players is None else args.players,
+            games=100 if args.games is None else args.games,
+            seed=0 if args.seed is None else args.seed,
+            workers=args.workers, save_replays=args.save_replays,
+        )
+    if args.game:
+        config = _with_game_file(config, args.game, players_given=args.players is not None)
+    return config
+
+
+def _new_output_dir(args: argparse.Namespace, config: Any) -> Path:
+    """``eval_out/<YYYYmmdd-HHMMSS>-<lineup>``, new for this run."""
+    from zavandor_env.agents.tournament import default_output_dir, prepare_output_dir
+
+    name = Path(args.config).stem if args.config else "-".join(s.label for s in config.agents)
+    return prepare_output_dir(default_output_dir(name))
+
+
+def _remove_if_empty(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass  # not empty (or already gone): nothing to tidy
 
 
 def _with_game_file(config, path: str, players_given: bool):  # noqa: ANN001, ANN202
@@ -80,59 +222,90 @@ def _with_game_file(config, path: str, players_given: bool):  # noqa: ANN001, AN
     )
 
 
+# ---- play -------------------------------------------------------------------------------
 def _cmd_play(args: argparse.Namespace) -> int:
-    from zavandor_env.agents.human import HumanAgent
+    from zavandor_env.agents.human import AuctionWatcher, HumanAgent, QuitGame
     from zavandor_env.agents.match import play_game
     from zavandor_env.agents.registry import make_agent
 
-    from .engine import ACTION_NAMES, GameConfig
+    from .engine import ACTION_NAMES, Game, GameConfig
 
     n = 1 + len(args.opponents)
-    if not 2 <= n <= 6:
-        print("zavandor play: give 1 to 5 opponents", file=sys.stderr)
-        return 2
     try:
+        if not 2 <= n <= 6:
+            raise UsageError(f"give 1 to 5 opponents, got {n - 1}")
+        if args.seat >= n:
+            raise UsageError(f"--seat must be 0..{n - 1} in a {n}-player game, got {args.seat}")
+        if args.save:
+            _check_writable_file(args.save)
         opponents = [make_agent(spec, seed=args.seed + i) for i, spec in enumerate(args.opponents)]
-    except ValueError as exc:
-        print(f"zavandor play: {exc}", file=sys.stderr)
-        return 2
-    seat = args.seat % n
+    except (OSError, ValueError) as exc:
+        return _fail("play", exc)
+    seat = args.seat
     agents = opponents[:seat] + [HumanAgent(colour=not args.no_colour)] + opponents[seat:]
+    labels = [a.name for a in agents]
+    config = GameConfig(num_players=n)
+    watcher = AuctionWatcher(labels)
+    latest: list[Game] = []
 
-    def announce(game: object, who: int, action: int) -> None:
+    def announce(game: Game, who: int, action: int) -> None:
+        latest[:] = [game]
         if who != seat:
-            print(f"  player_{who} ({agents[who].name}): {ACTION_NAMES[action]}")
+            print(f"  player_{who} ({labels[who]}): {ACTION_NAMES[action]}")
+        for line in watcher.after(game):
+            print(f"  {line}")
 
-    print(f"You are player_{seat}. Type 'help' at any prompt. Decisions are final.")
+    def save_so_far() -> str:
+        if not args.save:
+            return ""
+        game = latest[0] if latest else Game.new(config, seed=args.seed)
+        try:
+            _save_replay(args.save, game, labels)
+        except OSError as exc:
+            return f"; could not save the game to {args.save}: {exc.strerror or exc}"
+        return f"; the game so far is saved to {args.save} (zavandor replay {args.save})"
+
+    print(f"You are player_{seat}. Type 'help' at any prompt, 'quit' to stop. "
+          "Decisions are final.")
     try:
-        result = play_game(agents, seed=args.seed, config=GameConfig(num_players=n),
-                           on_decision=announce, record_replay=bool(args.save))
+        result = play_game(agents, seed=args.seed, config=config, on_decision=announce,
+                           labels=labels)
+    except QuitGame:
+        print(f"game stopped at your request{save_so_far()}")
+        return 0
     except KeyboardInterrupt:
-        print("\ngame abandoned")
+        print(file=sys.stderr)  # end the prompt's line
+        print(f"zavandor play: interrupted{save_so_far()}", file=sys.stderr)
         return 130
-    print(f"Final VP: {result.scores}; winners: {[f'player_{w}' for w in result.winners]}")
+    print(result.outcome.describe())
     if args.save:
-        import json
-
-        with open(args.save, "w", encoding="utf-8") as fh:
-            json.dump(result.replay, fh)
+        try:
+            _save_replay(args.save, latest[0], labels)
+        except OSError as exc:
+            return _fail("play", f"could not save the replay to {args.save}: {exc}")
         print(f"replay saved to {args.save}")
     return 0
 
 
+def _save_replay(path: str, game: Game, labels: list[str]) -> None:
+    """Write the game as played so far as a replay record ``zavandor replay`` reads."""
+    _write_json(path, {**game.replay_record(), "agents": labels})
+
+
+# ---- replay -----------------------------------------------------------------------------
 def _cmd_replay(args: argparse.Namespace) -> int:
     import json
 
     from .engine import ACTION_NAMES, Game, ReplayError
+    from .engine.outcome import game_outcome
     from .engine.text import describe
 
     try:
         with open(args.file, encoding="utf-8") as fh:
             record = json.load(fh)
         final = Game.from_replay_record(record)  # validates the whole file before showing it
-    except (OSError, json.JSONDecodeError, ReplayError) as exc:
-        print(f"zavandor replay: cannot read {args.file}: {exc}", file=sys.stderr)
-        return 2
+    except (OSError, ValueError, ReplayError) as exc:  # JSONDecodeError is a ValueError
+        return _fail("replay", f"cannot read {args.file}: {exc}")
     game = Game.new(final.config, final.seed)
     names = record.get("agents") if isinstance(record.get("agents"), list) else None
     step_mode = args.step and sys.stdin.isatty()
@@ -147,10 +320,13 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if step_mode and input("Enter: next decision, q: quit> ").strip().lower() == "q":
             return 0
     print(describe(game))
-    print(f"Final VP: {game.scores()}; winners: {game.winners()}")
+    outcome = game_outcome(game).describe()
+    print(f"Final VP: {game.scores()}; {outcome}" if game.is_over
+          else f"Saved before the end: {outcome}")
     return 0
 
 
+# ---- train ------------------------------------------------------------------------------
 def _cmd_train(args: argparse.Namespace) -> int:
     from zavandor_env.train.cli import run
 
@@ -158,39 +334,68 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="zavandor", description=__doc__)
+    parser = _Parser(prog="zavandor", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    bench = sub.add_parser("bench", help="speed of random play (engine, environment, peers)")
-    bench.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
-    bench.add_argument("--seconds", type=float, default=3.0, help="time per row")
-    bench.add_argument("--seed", type=int, default=0)
+    bench = sub.add_parser(
+        "bench", help="speed of the engine and environment: random play and games that end "
+        "by the rules (heuristic self-play), beside PettingZoo peers",
+        description="Times, per player count: uniformly random play; heuristic self-play "
+        "(recorded once, agents included); the recorded games replayed through the engine; "
+        "state cloning; then the AEC env (env() and raw_env) with random play and the "
+        "recorded games, and the PettingZoo peers texas_holdem_v4 and connect_four_v3 when "
+        "installed.  Every row shows the share of games cut off by a safety limit.")
+    bench.add_argument("--players", type=PLAYERS, nargs="+", default=[2, 4, 6],
+                       help="player counts, 2-6 (default: 2 4 6)")
+    bench.add_argument("--seconds", type=_seconds, default=3.0,
+                       help="time per row (default 3; about 8 rows per player count)")
+    bench.add_argument("--seed", type=NON_NEGATIVE, default=0)
     bench.add_argument("--engine-only", action="store_true", help="skip env and peer rows")
+    bench.add_argument("--json", metavar="FILE", help="also write every row to FILE as a list "
+                       "of objects (name, players, per_second, unit, truncated_share, ...)")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.set_defaults(func=_cmd_bench)
 
-    ev = sub.add_parser("eval", help="tournament between agents (win rates, CIs, ratings)")
+    ev = sub.add_parser(
+        "eval", help="tournament between agents (win rates, CIs, ratings)",
+        description="Plays a tournament and writes summary.json/csv, games.csv, chart.png "
+        "(and replays) to --out, by default to a new eval_out/<date-time>-<lineup> directory. "
+        "Agents that ask a person (human) cannot sit in a tournament: use zavandor play.")
     ev.add_argument("config", nargs="?", help="tournament YAML file (configs/eval/*.yaml)")
     ev.add_argument("--agents", nargs="+", metavar="SPEC",
-                    help="agents as name or name:key=value,... (e.g. mcts:iterations=32)")
-    ev.add_argument("--players", type=int, default=None, help="players per game (2-6)")
-    ev.add_argument("--games", type=int, default=None, help="games per lineup")
-    ev.add_argument("--seed", type=int, default=None, help="first deal seed")
+                    help="agents as name or name:key=value,... (e.g. mcts:iterations=32, "
+                    "random:label=r2)")
+    ev.add_argument("--players", type=PLAYERS, default=None,
+                    help="players per game, 2-6 (default: the YAML's, else 2)")
+    ev.add_argument("--games", type=POSITIVE, default=None,
+                    help="games per lineup, rounded up to a multiple of the player count "
+                    "(default: the YAML's, else 100)")
+    ev.add_argument("--seed", type=NON_NEGATIVE, default=None,
+                    help="first deal seed, 0 or more (default: the YAML's, else 0)")
     ev.add_argument("--game", metavar="YAML", help="game config file (configs/game/*.yaml): "
                     "rule options and, unless --players is given, the player count")
-    ev.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    ev.add_argument("--out", help="directory for summary.json/csv, games.csv, chart.png")
-    ev.add_argument("--save-replays", action="store_true", help="write every game to --out")
-    ev.add_argument("--no-chart", action="store_true")
+    ev.add_argument("--workers", type=POSITIVE, default=None,
+                    help="processes (default: all cores)")
+    ev.add_argument("--out", metavar="DIR", help="report directory, new or empty (default: a "
+                    "new eval_out/<YYYYmmdd-HHMMSS>-<lineup>)")
+    ev.add_argument("--overwrite", action="store_true",
+                    help="replace the report an earlier eval wrote to --out")
+    ev.add_argument("--save-replays", action="store_true", help="write every game's replay")
+    ev.add_argument("--no-chart", action="store_true", help="skip chart.png")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(func=_cmd_eval)
 
-    play = sub.add_parser("play", help="play against agents in the terminal")
+    play = sub.add_parser(
+        "play", help="play against agents in the terminal",
+        description="Your seat's view of the table; answer each decision with its number or "
+        "name ('help' explains the actions, 'table' reprints the table, 'quit' stops). Other "
+        "players' decisions and every won auction (winner and price) are shown as they happen.")
     play.add_argument("opponents", nargs="*", default=["heuristic"], metavar="SPEC",
                       help="opponent agents (default: one heuristic)")
-    play.add_argument("--seat", type=int, default=0, help="your seat")
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--save", help="write the game's replay JSON here")
+    play.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
+    play.add_argument("--seed", type=NON_NEGATIVE, default=0, help="deal seed (default 0)")
+    play.add_argument("--save", metavar="FILE", help="write the game's replay JSON here (also "
+                      "when you quit or press Ctrl-C)")
     play.add_argument("--no-colour", action="store_true")
     play.set_defaults(func=_cmd_play)
 
@@ -210,10 +415,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_broken_pipe() -> int:
+    """The reader went away (``zavandor replay FILE | head``): stop without a traceback, and
+    keep Python's exit-time flush of stdout from failing again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a file descriptor (embedded use): nothing will flush to the pipe
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except KeyboardInterrupt:
+        print(f"\nzavandor {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
-"""Speed of AEC random play, side by side with PettingZoo peers measured in the same run.
+"""Speed of the AEC environment, side by side with PettingZoo peers measured in the same run.
 
-Counting rule (the same as ``shared/bench/peer_bench.py``, so the figures are comparable): a
-step is one decision by a player; the ``None`` steps PettingZoo needs for finished agents are
-timed but not counted.  Every decision runs the loop a real agent runs: ``last()`` (so the
-observation and mask are built), a uniformly random legal action from the mask, ``step()``.
-Runs whole games for about ``seconds`` after one untimed warm-up game.
+Counting rule (the same for every row, so the figures are comparable): a step is one decision
+by a player; the ``None`` steps PettingZoo needs for finished agents are timed but not counted.
+Every decision runs the loop a real agent runs: ``last()`` (so the observation and mask are
+built), an action, ``step()``.  The action is either uniformly random from the mask, or the
+next decision of a recorded game that ends by the rules (heuristic self-play, see
+:mod:`zavandor_env.bench`).  Runs whole games for about ``seconds`` after one untimed warm-up
+game.  A game counts as truncated when any agent's ``truncation`` flag was set.
 """
 
 from __future__ import annotations
@@ -12,109 +14,142 @@ from __future__ import annotations
 import argparse
 import importlib
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import numpy as np
 
+from ..bench import BenchRow, RecordedGame, check_seconds
+
 REFERENCE_PEER = "texas_holdem_v4"
 PEERS = (REFERENCE_PEER, "connect_four_v3")
 
+# Picks the action of one decision: (observation, info, decision index) -> action.
+Chooser = Callable[[Any, dict[str, Any], int], int]
 
-@dataclass
-class EnvBenchResult:
-    """Figures of one benchmark row."""
 
-    name: str
-    steps: int
-    games: int
-    seconds: float
+def _play(aec: Any, seed: int | None, choose: Chooser) -> tuple[int, bool]:
+    """One whole game; returns (decisions, truncated)."""
+    aec.reset(seed=seed)
+    steps = 0
+    cut = False
+    for _agent in aec.agent_iter():
+        obs, _reward, terminated, truncated, info = aec.last()
+        if terminated or truncated:
+            cut = cut or bool(truncated)
+            aec.step(None)
+            continue
+        aec.step(choose(obs, info, steps))
+        steps += 1
+    return steps, cut
 
-    @property
-    def steps_per_s(self) -> float:
-        return self.steps / self.seconds
 
-    @property
-    def us_per_step(self) -> float:
-        return 1e6 * self.seconds / max(1, self.steps)
+def _random_chooser(seed: int) -> Chooser:
+    rng = np.random.default_rng(seed)
 
-    def row(self) -> str:
-        return (f"{self.name:<30} {self.steps_per_s:>10,.0f} steps/s  {self.us_per_step:>7.1f} us/step"
-                f"  {self.games / self.seconds:>8,.1f} games/s  "
-                f"{self.steps / max(1, self.games):>6.0f} steps/game")
+    def choose(obs: Any, info: dict[str, Any], _index: int) -> int:
+        mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]
+        legal = np.flatnonzero(mask)
+        return int(legal[rng.integers(len(legal))])
+
+    return choose
 
 
 def bench_aec(make_env: Callable[[], Any], name: str, seconds: float = 3.0,
-              seed: int = 0) -> EnvBenchResult:
-    """Random play through any PettingZoo AEC env whose observation or info has a mask."""
+              seed: int = 0, players: int | None = None) -> BenchRow:
+    """Uniformly random play through any PettingZoo AEC env whose observation or info has a
+    mask."""
+    seconds = check_seconds(seconds)
     aec = make_env()
-    rng = np.random.default_rng(seed)
-
-    def play(game_seed: int | None) -> int:
-        aec.reset(seed=game_seed)
-        steps = 0
-        for _agent in aec.agent_iter():
-            obs, _reward, terminated, truncated, info = aec.last()
-            if terminated or truncated:
-                action = None
-            else:
-                mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]
-                legal = np.flatnonzero(mask)
-                action = int(legal[rng.integers(len(legal))])
-                steps += 1
-            aec.step(action)
-        return steps
-
-    play(seed)  # warm-up: imports, caches
-    steps = games = 0
+    choose = _random_chooser(seed)
+    _play(aec, seed, choose)  # warm-up: imports, caches
+    steps = games = cut = 0
     start = time.perf_counter()
     while True:
-        steps += play(None)
-        games += 1
+        n, truncated = _play(aec, None, choose)
+        steps, games, cut = steps + n, games + 1, cut + truncated
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    players = players or len(aec.possible_agents)
+    aec.close()
+    return BenchRow(name, players, steps / elapsed, "steps/s", games, cut / games, None,
+                    steps / games, elapsed)
+
+
+def bench_aec_replay(make_env: Callable[[], Any], name: str, games: Sequence[RecordedGame],
+                     players: int, seconds: float = 3.0) -> BenchRow:
+    """Recorded games (that end by the rules) replayed through a zavandor AEC env, cycling
+    through ``games`` for about ``seconds``.  The first pass checks every game replays to its
+    recorded end (same seed, same decisions), so the timing is of the real games."""
+    seconds = check_seconds(seconds)
+    if not games:
+        raise ValueError("bench_aec_replay needs at least one recorded game")
+    aec = make_env()
+
+    def replay(record: RecordedGame) -> tuple[int, bool]:
+        return _play(aec, record.seed, lambda _o, _i, k: record.actions[k])
+
+    for record in games[:1]:  # warm-up and check
+        if replay(record)[0] != len(record.actions):
+            raise RuntimeError(f"{name}: recorded game (seed {record.seed}) did not replay")
+    steps = played = cut = 0
+    start = time.perf_counter()
+    while True:
+        n, truncated = replay(games[played % len(games)])
+        steps, played, cut = steps + n, played + 1, cut + truncated
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
     aec.close()
-    return EnvBenchResult(name, steps, games, elapsed)
+    return BenchRow(name, players, steps / elapsed, "steps/s", played, cut / played,
+                    sum(g.rounds for g in games) / len(games), steps / played, elapsed)
 
 
 def _peer_factory(name: str) -> Callable[[], Any]:
     module = importlib.import_module(f"pettingzoo.classic.{name}")  # ImportError if missing
-    return module.env
+    return module.env  # type: ignore[no-any-return]
 
 
-def bench_env_section(args: argparse.Namespace) -> list[EnvBenchResult]:
-    """The ``zavandor bench`` section for environments: zavandor ``env()`` (and ``raw_env``)
-    at each player count, then the PettingZoo peers, and the ratio to texas_holdem_v4."""
+def bench_env_section(
+    players: Sequence[int],
+    seconds: float = 3.0,
+    seed: int = 0,
+    recorded: Mapping[int, Sequence[RecordedGame]] | None = None,
+    out: Callable[[str], None] = print,
+) -> list[BenchRow]:
+    """The ``zavandor bench`` section for environments: zavandor ``env()`` and ``raw_env`` at
+    each player count with random play and (given ``recorded`` games per player count) with
+    games that end by the rules, then the PettingZoo peers; prints the rows with their ratio
+    to texas_holdem_v4 through ``out`` and returns them."""
     from .aec import env, raw_env
 
-    seconds, seed = args.seconds, args.seed
-    rows: list[EnvBenchResult] = []
-    for n in args.players:
-        rows.append(bench_aec(partial(env, num_players=n), f"zavandor_v0 env() {n}p",
-                              seconds, seed))
-    for n in args.players:
-        rows.append(bench_aec(partial(raw_env, num_players=n), f"zavandor_v0 raw_env {n}p",
-                              seconds, seed))
+    rows: list[BenchRow] = []
+    for n in players:
+        for factory, label in ((env, "env()"), (raw_env, "raw_env")):
+            make = partial(factory, num_players=n)
+            rows.append(bench_aec(make, f"zavandor_v0 {label}, random play", seconds, seed, n))
+            if recorded and recorded.get(n):
+                rows.append(bench_aec_replay(make, f"zavandor_v0 {label}, heuristic games",
+                                             recorded[n], n, seconds))
     reference = None
     for peer in PEERS:
         try:
-            factory = _peer_factory(peer)
+            make_peer = _peer_factory(peer)
         except ImportError as exc:
-            print(f"  (skipped PettingZoo {peer}: {exc}; pip install 'pettingzoo[classic]')")
+            out(f"  (skipped PettingZoo {peer}: {exc}; pip install -e '.[bench]')")
             continue
-        result = bench_aec(factory, f"pettingzoo {peer}", seconds, seed)
+        result = bench_aec(make_peer, f"pettingzoo {peer}, random play", seconds, seed)
         rows.append(result)
         if peer == REFERENCE_PEER:
             reference = result
-    print("AEC random play (last() + mask + step every decision, one core, same run):")
+    out("AEC environments (last() + mask + step every decision, one core, same run):")
     for row in rows:
-        line = "  " + row.row()
+        line = "  " + row.text()
         if reference is not None:
-            line += f"  {row.steps_per_s / reference.steps_per_s:>5.2f}x {REFERENCE_PEER}"
-        print(line)
+            line += f"  {row.per_second / reference.per_second:>5.2f}x {REFERENCE_PEER}"
+        out(line)
     return rows
 
 
@@ -123,7 +158,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=0)
-    bench_env_section(parser.parse_args())
+    args = parser.parse_args()
+    bench_env_section(args.players, args.seconds, args.seed)
 
 
 if __name__ == "__main__":
