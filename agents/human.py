@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from zavandor_env.engine.actions import ACTION_NAMES, action_block
 from zavandor_env.engine.data import ARTIFACTS, SENTINELS
-from zavandor_env.engine.queries import item_price
-from zavandor_env.engine.state import Phase
 from zavandor_env.engine.view import PlayerView
 
 from .base import Agent
@@ -23,7 +21,6 @@ from .table import render_view
 
 if TYPE_CHECKING:
     from zavandor_env.engine import Game
-    from zavandor_env.engine.state import GameState
 
 HELP = """Actions (one decision at a time; the engine pays automatically, giving change in dust):
   end_turn            finish your turn (costs are settled now)
@@ -121,17 +118,18 @@ def _item_name(kind: int, item: int) -> str:
 
 
 class AuctionWatcher:
-    """News of won auctions, derived from the state change of each decision.
+    """News of won auctions, read from the engine's record of them (:attr:`Game.purchases`,
+    with the price paid) and from eliminations by the Curse of the 9 Sages.
 
     Call :meth:`after` with the game after every decision (``play_game``'s ``on_decision``);
     it returns the lines to show, e.g. ``"auction: player_1 (heuristic) won the owl for
-    14 energy (high bid 15)"``.  The price is what the winner pays (bid plus turn-order
-    modifier minus discounts), computed as the engine does at the moment the auction closes.
+    14 energy (bid 15)"``.
     """
 
     def __init__(self, names: Sequence[str] | None = None) -> None:
         self.names = list(names) if names is not None else None
-        self._before: GameState | None = None
+        self._reported = 0
+        self._out: set[int] = set()
 
     def _who(self, seat: int) -> str:
         if self.names is not None and seat < len(self.names):
@@ -139,35 +137,16 @@ class AuctionWatcher:
         return f"player_{seat}"
 
     def after(self, game: Game) -> list[str]:
-        """Lines about auctions that closed with the decision just applied."""
-        before, now = self._before, game.state
-        self._before = now.clone()
-        if before is None or before.auction_kind < 0 or now.auction_kind >= 0:
-            return []
-        kind, item = before.auction_kind, before.auction_item
-        name = _item_name(kind, item)
-        winner = _new_owner(before, now, kind, item)
-        if winner is None:
-            cursed = [s for s, p in enumerate(now.players)
-                      if p.eliminated and not before.players[s].eliminated]
-            if cursed:
-                return [f"auction: {self._who(cursed[0])} won the {name} but could not pay: "
-                        "out of the game (Curse of the 9 Sages)"]
-            return [f"auction: the {name} was not sold"]
-        if before.phase == Phase.DEBT:
-            price = before.debt_item_price
-        else:
-            price = item_price(before, before.players[winner], kind, item, before.high_bid)
-        return [f"auction: {self._who(winner)} won the {name} for {price} energy "
-                f"(high bid {before.high_bid})"]
+        """Lines about auctions won (or curses) since the previous call."""
+        purchases = game.purchases
+        lines = [f"auction: {self._who(p.seat)} won the {p.item_name.replace('_', ' ')} for "
+                 f"{p.price} energy (bid {p.bid})" for p in purchases[self._reported:]]
+        self._reported = len(purchases)
+        for seat, player in enumerate(game.state.players):
+            if player.eliminated and seat not in self._out:
+                self._out.add(seat)
+                lines.append(f"auction: {self._who(seat)} won an auction but could not pay: "
+                             "out of the game (Curse of the 9 Sages)")
+        return lines
 
 
-def _new_owner(before: GameState, now: GameState, kind: int, item: int) -> int | None:
-    """The seat that gained the auctioned item between two states, if any."""
-    if kind != 0:
-        owner = now.sentinel_owner[item]
-        return owner if owner >= 0 and before.sentinel_owner[item] != owner else None
-    for seat, player in enumerate(now.players):
-        if player.artifacts[item] > before.players[seat].artifacts[item]:
-            return seat
-    return None

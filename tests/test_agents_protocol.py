@@ -174,7 +174,7 @@ def test_auction_watcher_reports_every_sentinel_sold_with_its_price():
     for seat, sentinel in sold:
         assert any(f"player_{seat} ({'abc'[seat]}) won the {SENTINELS[sentinel].name} for " in line
                    for line in news), (seat, sentinel, news)
-    assert result.outcome.terminated and all("energy (high bid" in line for line in news)
+    assert result.outcome.terminated and all("energy (bid " in line for line in news)
 
 
 def test_package_exports_every_agent_lazily():
