@@ -387,6 +387,13 @@ class Game:
 
         return describe(self)
 
+    def to_svg(self, seat: int | None = None) -> str:
+        """The table as one self-contained SVG document: the spectator's view (``seat=None``)
+        or only what ``seat`` may know (see :func:`zavandor_env.engine.svg.to_svg`)."""
+        from .svg import to_svg  # imported here: only pictures need it
+
+        return to_svg(self, seat)
+
     def __repr__(self) -> str:
         s = self.state
         return (
