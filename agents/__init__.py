@@ -1,9 +1,12 @@
 """Reference agents for *The Scepter of Zavandor* and the tools to compare them.
 
-``RandomAgent``, ``HeuristicAgent``, ``MCTSAgent``, ``PolicyAgent`` and ``HumanAgent`` share
-the protocol of :class:`agents.base.Agent`; :func:`make_agent` builds one from a name and
-parameters.  Exports are lazy, so ``import agents`` stays light (no torch, no numpy) until a
-class that needs more is used.
+``RandomAgent``, ``NoviceAgent``, ``HeuristicAgent``, ``NaiveAgent`` (a port of sozav's
+computer player), ``MCTSAgent``, ``PolicyAgent`` and ``HumanAgent`` share the one agent
+contract, :class:`zavandor_env.engine.agent.Agent`; :func:`make_agent` builds one from a spec
+(``"name:key=value,..."``), and :func:`make_env` is the Gymnasium entry point of
+``Zavandor-v0`` (the learner against agents given by spec).  Exports are lazy, so
+``import zavandor_env.agents`` stays light (no torch, no numpy) until a class that needs more
+is used.
 """
 
 from __future__ import annotations
@@ -13,11 +16,14 @@ from typing import Any
 
 _EXPORTS = {
     "Agent": "zavandor_env.agents.base",
+    "FunctionAgent": "zavandor_env.agents.base",
     "RandomAgent": "zavandor_env.agents.base",
     "PassAgent": "zavandor_env.agents.base",
     "HeuristicAgent": "zavandor_env.agents.heuristic",
     "HeuristicWeights": "zavandor_env.agents.heuristic",
     "MCTSAgent": "zavandor_env.agents.mcts",
+    "NaiveAgent": "zavandor_env.agents.naive",
+    "NoviceAgent": "zavandor_env.agents.novice",
     "PolicyAgent": "zavandor_env.agents.policy",
     "PolicyLoadError": "zavandor_env.agents.policy",
     "HumanAgent": "zavandor_env.agents.human",
@@ -27,6 +33,7 @@ _EXPORTS = {
     "REGISTRY": "zavandor_env.agents.registry",
     "play_game": "zavandor_env.agents.match",
     "GameResult": "zavandor_env.agents.match",
+    "make_env": "zavandor_env.agents.gym_env",
 }
 
 __all__ = list(_EXPORTS)  # resolved lazily in __getattr__
@@ -35,7 +42,7 @@ __all__ = list(_EXPORTS)  # resolved lazily in __getattr__
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'agents' has no attribute {name!r}")
+        raise AttributeError(f"module 'zavandor_env.agents' has no attribute {name!r}")
     value = getattr(import_module(module), name)
     globals()[name] = value
     return value

@@ -97,7 +97,11 @@ def play_game(
         config: the game config (default: standard rules for ``len(agents)`` players).
         agent_seeds: per-seat agent seeds (default: derived from ``seed``).
         observation_fn: encoder for agents with ``needs_observation`` (default: the env's).
-        record_replay: keep ``Game.replay_record()`` in the result.
+        record_replay: keep ``Game.replay_record()`` in the result, plus, when any agent
+            explains its decisions (an ``explain()`` method returning ``{"probs": {...},
+            "value": v}`` for its last decision, like ``PolicyAgent``), an ``"annotations"``
+            list ``[{"decision": i, "seat": s, "probs": ..., "value": v}, ...]`` for the
+            browser viewer.
         on_decision: called as ``(game, seat, action)`` after each agent decision.
         labels: a name per seat for the result (default: each agent's ``name``).
     """
@@ -116,12 +120,20 @@ def play_game(
     views = [PlayerView(game.state, seat) for seat in range(n)]
     if observation_fn is None and any(a.needs_observation for a in agents):
         observation_fn = default_observation_fn()
+    # Asked only when recording: explaining costs a forward pass per decision.
+    explainers = [_explainer(a) if record_replay else None for a in agents]
+    annotations: list[dict[str, Any]] = []
     while not game.is_over:
         seat = game.current_player
         agent = agents[seat]
         legal = game.legal_actions()
         obs = observation_fn(game, seat) if agent.needs_observation else None  # type: ignore[misc]
         action = agent.act(obs, views[seat], legal)
+        explain = explainers[seat]
+        if explain is not None:
+            note = explain()
+            if note is not None:
+                annotations.append({"decision": len(game.history), "seat": seat, **note})
         game.apply(action)
         if on_decision is not None:
             on_decision(game, seat, action)
@@ -130,5 +142,20 @@ def play_game(
         labels=list(labels) if labels is not None else [a.name for a in agents],
         outcome=game_outcome(game),
         seconds=time.perf_counter() - start,
-        replay=game.replay_record() if record_replay else None,
+        replay=_record(game, annotations) if record_replay else None,
     )
+
+
+def _explainer(agent: Agent) -> Callable[[], dict[str, Any] | None] | None:
+    """The agent's optional ``explain()`` hook (not part of the contract: most have none)."""
+    explain = getattr(agent, "explain", None)
+    return explain if callable(explain) else None
+
+
+def _record(game: Game, annotations: list[dict[str, Any]]) -> dict[str, Any]:
+    """The replay record; annotations only when some agent explained itself, so replays of
+    other games stay exactly ``Game.replay_record()``."""
+    record = game.replay_record()
+    if annotations:
+        record["annotations"] = annotations
+    return record

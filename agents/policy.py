@@ -11,6 +11,10 @@ Two file kinds are accepted:
   even then a :class:`PickleLoadWarning` says so.  ``python -m zavandor_env.train.export
   x.zip`` converts one to ``.npz`` without unpickling anything.
 
+:meth:`PolicyAgent.explain` reports the policy's view of its last decision (the masked action
+probabilities, top ones first, and the critic's value estimate when the file holds one); the
+game driver stores it in replays for the browser viewer.
+
 Either way the action mask is always applied (``predict(..., action_masks=mask)`` for SB3;
 masked logits for the export), so the agent never plays an illegal action.  A missing,
 corrupt, refused or incompatible file (another observation layout, or observation or action
@@ -43,6 +47,10 @@ def _env_sizes() -> tuple[int, int]:
     from zavandor_env.envs.observation import OBS_SIZE
 
     return OBS_SIZE, NUM_ACTIONS
+
+
+#: How many of the most probable actions :meth:`PolicyAgent.explain` reports.
+EXPLAIN_TOP = 8
 
 
 class PolicyAgent(Agent):
@@ -102,9 +110,11 @@ class PolicyAgent(Agent):
         import numpy as np
 
         self._np_rng = np.random.default_rng(seed)
+        self._last: tuple[Any, Any] | None = None  # (observation, mask) of the last decision
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         super().reset(seat, num_players, seed)
+        self._last = None
         if seed is not None:
             import numpy as np
 
@@ -120,6 +130,9 @@ class PolicyAgent(Agent):
             raise ValueError("PolicyAgent needs the encoded observation (needs_observation)")
         obs = observation["observation"]
         mask = observation["action_mask"]
+        # Kept, not explained now: explain() costs a second forward pass that only replays
+        # recording it should pay for.
+        self._last = (obs, mask)
         if self._numpy is not None:
             rng = None if self.deterministic else self._np_rng
             action = self._numpy.act(obs, mask, rng, self.deterministic)
@@ -131,6 +144,48 @@ class PolicyAgent(Agent):
         if action not in legal_actions:  # a mask mismatch would be a bug: fail loudly
             raise RuntimeError(f"policy chose illegal action {action} despite the mask")
         return action
+
+    def explain(self, top: int = EXPLAIN_TOP) -> dict[str, Any] | None:
+        """The policy's view of its last decision, or None before the first one.
+
+        Returns ``{"probs": {action_name: p, ...}, "value": v}``: the ``top`` most probable
+        legal actions under the masked distribution (most probable first; the one played
+        when deterministic is the first) and the critic's estimate of this seat's return,
+        ``None`` for a weights-only file exported before the critic was.
+        """
+        if self._last is None:
+            return None
+        import numpy as np
+
+        from zavandor_env.engine.actions import ACTION_NAMES
+
+        obs, mask = self._last
+        if self._numpy is not None:
+            probs = self._numpy.probabilities(obs, mask)
+            value = self._numpy.value(obs)
+        else:
+            probs, value = _sb3_explain(self._model, obs, mask)
+        # Legal actions the 4-decimal rounding would show as 0 are left out (noise in a list
+        # of the policy's real candidates); the most probable one always stays.
+        order = [int(a) for i, a in enumerate(np.argsort(-probs, kind="stable")[:top])
+                 if i == 0 or round(float(probs[a]), 4) > 0]
+        return {
+            "probs": {ACTION_NAMES[a]: round(float(probs[a]), 4) for a in order},
+            "value": None if value is None else round(float(value), 4),
+        }
+
+
+def _sb3_explain(model: Any, obs: Any, mask: Any) -> tuple[Any, float]:
+    """Masked action probabilities and the value estimate of an SB3 model for one state."""
+    import torch
+
+    policy = model.policy
+    tensor, _ = policy.obs_to_tensor(obs)
+    with torch.no_grad():
+        dist = policy.get_distribution(tensor, action_masks=mask.astype(bool))
+        probs = dist.distribution.probs[0].cpu().numpy()
+        value = float(policy.predict_values(tensor)[0, 0])
+    return probs, value
 
 
 def _refused_zip_message(path: Path) -> str:

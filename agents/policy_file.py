@@ -14,15 +14,27 @@ JSON metadata string.  Format ``zavandor-policy`` version 1::
     action.weight     float32 [num_actions, last hidden]
     action.bias       float32 [num_actions]
 
+Optionally the critic (value head), written by exports since it was added; older files lack it
+and still load (then :meth:`NumpyPolicy.value` is ``None``).  Its presence is announced by the
+metadata key ``"value_hidden": [sizes]`` (the version stays 1: old readers ignore the key and
+the extra arrays)::
+
+    value_hidden.<i>.weight float32 [out, in]   critic hidden layer i (same activation)
+    value_hidden.<i>.bias   float32 [out]
+    value.weight            float32 [1, last critic hidden]
+    value.bias              float32 [1]
+
 ``obs_fingerprint`` is :data:`~zavandor_env.envs.observation.OBS_FINGERPRINT` of the layout
 the policy was trained on; :func:`load_policy` refuses a file whose fingerprint differs from
 the running code's.  Files written before the fingerprint existed lack the key and are still
 read (the version stays 1: old readers ignore the key) if their sizes fit.
 
 The forward pass is ``logits = action(act(hidden_k(...act(hidden_0(obs)))))``; illegal actions
-are masked to ``-inf`` before the argmax / sampling.  :class:`NumpyPolicy` runs it in NumPy,
-which for these small networks is several times cheaper per call than torch (this is how pool
-snapshots play inside the environments without slowing training).
+are masked to ``-inf`` before the argmax / sampling.  The critic has the same form,
+``value = value(act(value_hidden_k(...)))``: the model's estimate of the seat's return.
+:class:`NumpyPolicy` runs both in NumPy, which for these small networks is several times
+cheaper per call than torch (this is how pool snapshots play inside the environments without
+slowing training).
 
 This module needs NumPy only; converting an SB3 model is ``train.export.policy_from_sb3``.
 """
@@ -51,10 +63,11 @@ class PolicyFileError(ValueError):
 
 @dataclass
 class NumpyPolicy:
-    """A masked MLP actor evaluated in NumPy (float32).
+    """A masked MLP actor evaluated in NumPy (float32), with its critic when known.
 
     ``fingerprint`` is the observation layout the weights were trained on (``None`` when not
     known, e.g. a file from before fingerprints); :func:`save_policy` records it.
+    ``value_weights`` / ``value_biases`` are the critic's layers (``None``: not exported).
     """
 
     weights: list[np.ndarray]
@@ -62,6 +75,8 @@ class NumpyPolicy:
     activation: str = "tanh"
     info: dict[str, Any] = field(default_factory=dict)
     fingerprint: str | None = None
+    value_weights: list[np.ndarray] | None = None
+    value_biases: list[np.ndarray] | None = None
 
     @property
     def obs_dim(self) -> int:
@@ -71,15 +86,37 @@ class NumpyPolicy:
     def num_actions(self) -> int:
         return int(self.weights[-1].shape[0])
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Unmasked logits for one observation ``[obs_dim]`` or a batch ``[B, obs_dim]``."""
+    @property
+    def has_value(self) -> bool:
+        """Whether the critic was exported (files from before it was added lack it)."""
+        return bool(self.value_weights) and self.value_biases is not None
+
+    def _forward(self, weights: list[np.ndarray], biases: list[np.ndarray],
+                 obs: np.ndarray) -> np.ndarray:
         x = np.asarray(obs, dtype=np.float32)
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+        last = len(weights) - 1
+        for i, (w, b) in enumerate(zip(weights, biases)):
             x = x @ w.T + b
             if i < last:
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
         return x
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked logits for one observation ``[obs_dim]`` or a batch ``[B, obs_dim]``."""
+        return self._forward(self.weights, self.biases, obs)
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The masked action distribution of one observation (0 for illegal actions)."""
+        z = self.masked_logits(obs, mask).astype(np.float64)
+        z = np.exp(z - z.max())
+        return z / z.sum()
+
+    def value(self, obs: np.ndarray) -> float | None:
+        """The critic's estimate for one observation, or ``None`` when it was not exported."""
+        if not self.has_value:
+            return None
+        out = self._forward(self.value_weights or [], self.value_biases or [], obs)
+        return float(np.asarray(out).reshape(-1)[0])
 
     def masked_logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         logits = self.logits(obs)
@@ -119,12 +156,21 @@ def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None =
         FINGERPRINT_KEY: fingerprint or policy.fingerprint or OBS_FINGERPRINT,
         "info": policy.info,
     }
-    arrays: dict[str, np.ndarray] = {"__meta__": np.array(json.dumps(meta))}
+    arrays: dict[str, np.ndarray] = {}
     for i, (w, b) in enumerate(zip(policy.weights[:-1], policy.biases[:-1])):
         arrays[f"hidden.{i}.weight"] = w
         arrays[f"hidden.{i}.bias"] = b
     arrays["action.weight"] = policy.weights[-1]
     arrays["action.bias"] = policy.biases[-1]
+    if policy.has_value:
+        vw, vb = policy.value_weights or [], policy.value_biases or []
+        meta["value_hidden"] = [int(w.shape[0]) for w in vw[:-1]]
+        for i, (w, b) in enumerate(zip(vw[:-1], vb[:-1])):
+            arrays[f"value_hidden.{i}.weight"] = w
+            arrays[f"value_hidden.{i}.bias"] = b
+        arrays["value.weight"] = vw[-1]
+        arrays["value.bias"] = vb[-1]
+    arrays["__meta__"] = np.array(json.dumps(meta))
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
         np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs miss **arrays
@@ -205,8 +251,31 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
 def _build(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray],
            num_hidden: int) -> NumpyPolicy:
-    """The network of a file, its shapes checked layer by layer."""
-    layers = [f"hidden.{i}" for i in range(num_hidden)] + ["action"]
+    """The network of a file (and its critic, when the file has one), shapes checked layer by
+    layer."""
+    weights, biases = _layers(name, meta, arrays, "hidden", num_hidden, "action")
+    activation = meta.get("activation")
+    if activation not in ACTIVATIONS:
+        raise PolicyFileError(f"{name}: unknown activation {activation!r}")
+    info = meta.get("info") or {}
+    policy = NumpyPolicy(weights, biases, str(activation), info if isinstance(info, dict) else {})
+    if policy.num_actions != meta.get("num_actions"):
+        raise PolicyFileError(f"{name}: action layer does not match num_actions")
+    value_hidden = meta.get("value_hidden")
+    if value_hidden is not None:  # absent: a file from before the critic was exported
+        if not isinstance(value_hidden, list):
+            raise PolicyFileError(f"{name}: value_hidden must be a list of layer sizes")
+        vw, vb = _layers(name, meta, arrays, "value_hidden", len(value_hidden), "value")
+        if vw[-1].shape[0] != 1:
+            raise PolicyFileError(f"{name}: the value layer must have one output")
+        policy.value_weights, policy.value_biases = vw, vb
+    return policy
+
+
+def _layers(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray], hidden: str,
+            num_hidden: int, out: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """One MLP of a file (``hidden.<i>`` ... ``out``), its shapes checked layer by layer."""
+    layers = [f"{hidden}.{i}" for i in range(num_hidden)] + [out]
     try:
         weights = [arrays[f"{n}.weight"].astype(np.float32) for n in layers]
         biases = [arrays[f"{n}.bias"].astype(np.float32) for n in layers]
@@ -218,11 +287,4 @@ def _build(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray],
             raise PolicyFileError(f"{name}: layer {n} has inconsistent shapes "
                                   f"{w.shape} / {b.shape}")
         prev = w.shape[0]
-    activation = meta.get("activation")
-    if activation not in ACTIVATIONS:
-        raise PolicyFileError(f"{name}: unknown activation {activation!r}")
-    info = meta.get("info") or {}
-    policy = NumpyPolicy(weights, biases, str(activation), info if isinstance(info, dict) else {})
-    if policy.num_actions != meta.get("num_actions"):
-        raise PolicyFileError(f"{name}: action layer does not match num_actions")
-    return policy
+    return weights, biases

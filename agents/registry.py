@@ -33,6 +33,8 @@ _CLASSES: dict[str, str] = {
     "random": "zavandor_env.agents.base:RandomAgent",
     "pass": "zavandor_env.agents.base:PassAgent",
     "heuristic": "zavandor_env.agents.heuristic:HeuristicAgent",
+    "novice": "zavandor_env.agents.novice:NoviceAgent",
+    "naive": "zavandor_env.agents.naive:NaiveAgent",
     "mcts": "zavandor_env.agents.mcts:MCTSAgent",
     "policy": "zavandor_env.agents.policy:PolicyAgent",
     "human": "zavandor_env.agents.human:HumanAgent",

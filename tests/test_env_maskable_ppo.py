@@ -22,3 +22,17 @@ def test_maskable_ppo_trains_without_illegal_actions() -> None:
     obs = envs.reset()
     actions, _ = model.predict(obs, action_masks=np.stack(envs.env_method("action_masks")))
     assert all(envs.envs[i].action_masks()[a] for i, a in enumerate(actions))
+
+
+def test_maskable_ppo_finds_the_masks_through_gymnasium_make_wrappers() -> None:
+    # The quickstart hands MaskablePPO the wrapped env from gymnasium.make: the masks must be
+    # reachable through Gymnasium's wrappers, or MaskablePPO refuses the env.
+    import gymnasium
+
+    import zavandor_env  # noqa: F401  (registers Zavandor-v0)
+
+    env = gymnasium.make("Zavandor-v0")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1,
+                                    seed=0, device="cpu", verbose=0)
+    model.learn(total_timesteps=128)
+    assert env.unwrapped.illegal_actions == 0

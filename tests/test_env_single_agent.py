@@ -11,9 +11,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from zavandor_env.engine import IllegalActionError
+from zavandor_env.engine.agent import Agent, FunctionAgent
+from zavandor_env.engine.outcome import Outcome, game_outcome
 from zavandor_env.envs import SingleAgentEnv
 from zavandor_env.envs.observation import OBS_SIZE
-from zavandor_env.envs.rewards import terminal_rewards
+from zavandor_env.envs.rewards import RewardConfig
 
 
 def _play(env: SingleAgentEnv, seed: int, max_steps: int = 100_000):
@@ -57,53 +59,126 @@ def test_a_random_seat_is_drawn_per_episode() -> None:
     assert seats == {0, 1, 2}
 
 
-def test_rewards_are_the_learners_own_terminal_reward() -> None:
-    env = SingleAgentEnv(num_players=3, learner_seat=1, max_rounds=5, score_truncated=True,
-                         reward="rank")
-    total = sum(r for _, r, _, _, _ in _play(env, seed=3))
-    alive = [not p.eliminated for p in env.game.state.players]
-    assert total == pytest.approx(terminal_rewards("rank", env.game.scores(), alive)[1])
+def test_rewards_are_the_learners_own_terminal_reward_from_the_outcome() -> None:
+    for seed in range(3):
+        env = SingleAgentEnv(num_players=3, learner_seat=1, reward="rank", vp_delta=0)
+        total = sum(r for _, r, _, _, _ in _play(env, seed=seed))
+        outcome = game_outcome(env.game)
+        assert outcome.terminated
+        expected = RewardConfig(reward="rank").final_rewards(outcome)[1]
+        assert total == pytest.approx(expected)
 
 
-def test_final_info_reports_scores_and_winners() -> None:
-    env = SingleAgentEnv(num_players=2, max_rounds=3)
-    *_, (_, _, _, truncated, info) = _play(env, seed=4)
-    assert truncated and info["scores"] == env.game.scores() and info["rounds"] == 3
+def test_a_truncated_episode_pays_the_truncation_reward() -> None:
+    env = SingleAgentEnv(num_players=2, max_rounds=3, allow_overbid=False, vp_delta=0,
+                         truncation_reward=-0.5)
+    steps = list(_play(env, seed=4))
+    *_, (_, reward, terminated, truncated, info) = steps
+    assert truncated and not terminated and reward == -0.5
+    assert sum(r for _, r, _, _, _ in steps) == -0.5
+    assert info["outcome"].winners == () and info["winners"] == []
 
 
-def test_callable_and_act_opponents_play_the_other_seats() -> None:
-    seen: dict[str, set[int]] = {"plain": set(), "agent": set()}
+def test_step_reward_is_added_to_each_learner_decision() -> None:
+    env = SingleAgentEnv(num_players=2, max_rounds=3, allow_overbid=False, vp_delta=0,
+                         truncation_reward=0, step_reward=-0.01)
+    rewards = [r for _, r, _, _, _ in _play(env, seed=4)]
+    assert rewards == pytest.approx([-0.01] * len(rewards))
 
-    def plain(observation):
-        seen["plain"].add(1)
-        return int(np.flatnonzero(observation["action_mask"])[0])
 
-    class Agent:
+def test_reward_options_pass_through_to_the_aec_env_unchanged() -> None:
+    options = {"reward": "vp_margin", "vp_delta": 0.02, "step_reward": -0.001,
+               "truncation_reward": -0.5, "illegal_reward": -3.0}
+    env = SingleAgentEnv(**options)
+    assert env.aec.reward_config.to_dict() == options
+    env.reset(seed=0)
+    _, reward, terminated, _, _ = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert terminated and reward == -3.0
+
+
+def test_non_finite_reward_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="^truncation_reward must be a finite number"):
+        SingleAgentEnv(truncation_reward=float("nan"))
+    with pytest.raises(ValueError, match="^illegal_reward must be a finite number"):
+        SingleAgentEnv(illegal_reward=float("-inf"))
+
+
+def test_final_info_carries_the_outcome_scores_and_winners() -> None:
+    env = SingleAgentEnv(num_players=2)
+    *_, (_, _, terminated, _, info) = _play(env, seed=4)
+    outcome = info["outcome"]
+    assert terminated and isinstance(outcome, Outcome) and outcome == game_outcome(env.game)
+    assert info["scores"] == list(outcome.scores) and info["winners"] == list(outcome.winners)
+    assert info["rounds"] == outcome.rounds and outcome.winners
+
+
+def test_function_agents_and_agents_play_the_other_seats() -> None:
+    seen: dict[str, set[int]] = {"function": set(), "agent": set()}
+
+    def first(observation, view, legal):
+        seen["function"].add(view.seat)
+        assert observation is not None and observation["action_mask"][list(legal)].all()
+        return legal[0]
+
+    class Last(Agent):
         resets = 0
 
-        def reset(self):
-            Agent.resets += 1
+        def reset(self, seat, num_players, seed=None):
+            super().reset(seat, num_players, seed)
+            Last.resets += 1
 
-        def act(self, observation, info):
-            seen["agent"].add(info["seat"])
-            assert info["game"].current_player == info["seat"]
-            return int(np.flatnonzero(observation["action_mask"])[-1])
+        def act(self, observation, view, legal_actions):
+            seen["agent"].add(view.seat)
+            assert observation is None  # needs_observation is false by default
+            return legal_actions[-1]
 
-    env = SingleAgentEnv(num_players=3, learner_seat=0, opponents=[plain, Agent()], max_rounds=4)
+    function = FunctionAgent(first, needs_observation=True)
+    env = SingleAgentEnv(num_players=3, learner_seat=0, opponents=[function, Last()],
+                         max_rounds=4, allow_overbid=False)
     for _ in _play(env, seed=5):
         pass
-    assert seen == {"plain": {1}, "agent": {2}} and Agent.resets == 1
+    assert seen == {"function": {1}, "agent": {2}} and Last.resets == 1
 
 
 def test_set_opponents_takes_effect_at_the_next_reset() -> None:
     calls = []
-    env = SingleAgentEnv(num_players=2, learner_seat=0, max_rounds=2)
+    env = SingleAgentEnv(num_players=2, learner_seat=0, max_rounds=2, allow_overbid=False)
     env.reset(seed=0)
-    env.set_opponents(lambda obs: calls.append(1) or int(np.flatnonzero(obs["action_mask"])[0]))
-    assert not calls
+    env.set_opponents(FunctionAgent(lambda obs, view, legal: calls.append(1) or legal[0]))
+    assert not calls and env.opponents == (None,)
     for _ in _play(env, seed=0):
         pass
-    assert calls
+    assert calls and isinstance(env.opponents[0], FunctionAgent)
+
+
+class _ActInfoPolicy:
+    """The old duck-typed convention, act(observation, info): no longer guessed at."""
+
+    def act(self, observation, info):  # noqa: ANN001, ANN201
+        return 0
+
+
+@pytest.mark.parametrize(
+    "opponents",
+    [lambda observation: 0, _ActInfoPolicy(), "heuristic", 3, [None, lambda o, v, legal: legal[0]]],
+    ids=["bare-callable", "act-info-object", "spec-string", "int", "callable-in-a-list"],
+)
+def test_anything_but_none_or_an_agent_is_refused_with_a_hint_to_wrap_it(opponents) -> None:
+    with pytest.raises(TypeError, match="FunctionAgent") as info:
+        SingleAgentEnv(num_players=3, opponents=opponents)
+    assert "\n" not in str(info.value)
+
+
+def test_a_refused_set_opponents_leaves_the_current_opponents_in_place() -> None:
+    env = SingleAgentEnv(num_players=2)
+    with pytest.raises(TypeError, match="FunctionAgent"):
+        env.set_opponents(lambda observation: 0)
+    env.reset(seed=0)
+    assert env.opponents == (None,)
+
+
+def test_the_plain_class_keeps_uniform_random_opponents_by_default() -> None:
+    assert SingleAgentEnv(num_players=4).opponents == (None, None, None)
 
 
 def test_opponents_of_the_wrong_count_are_rejected() -> None:
@@ -139,6 +214,7 @@ def test_same_seed_gives_the_same_episode() -> None:
 def test_gymnasium_make_builds_the_adapter() -> None:
     env = gymnasium.make("Zavandor-v0", num_players=4)
     obs, info = env.reset(seed=0)
+    assert isinstance(env.unwrapped, SingleAgentEnv)
     assert obs.shape == (OBS_SIZE,) and env.unwrapped.num_players == 4
     assert env.unwrapped.action_masks().any()
 
@@ -172,16 +248,16 @@ def test_lazy_top_level_exports() -> None:
         zavandor_env.not_a_thing  # noqa: B018
 
 
-class _RecordingAgent:
+class _RecordingAgent(Agent):
     """A minimal agent of the project's protocol that remembers what it was given."""
 
-    needs_observation = False
-
     def __init__(self) -> None:
+        super().__init__()
         self.resets: list[tuple[int, int]] = []
         self.seen: list[tuple[object, int]] = []
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
         self.resets.append((seat, num_players))
 
     def act(self, observation, view, legal_actions):  # noqa: ANN001, ANN201
@@ -198,7 +274,7 @@ def test_agents_of_the_project_protocol_play_their_own_seat_without_observation(
         if terminated or truncated:
             break
     # one agent for two seats: the second seat plays a copy, each reset for its own seat
-    copies = [o.policy for o in env._opponents]
+    copies = env.opponents
     assert copies[0] is agent and copies[1] is not agent
     assert agent.resets[-1] == (1, 3) and copies[1].resets[-1] == (2, 3)
     assert agent.seen and all(obs is None and seat == 1 for obs, seat in agent.seen)

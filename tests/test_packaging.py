@@ -50,6 +50,8 @@ def test_wheel_ships_configs_and_policy_weights(wheel: Path) -> None:
         "zavandor_env/train/checkpoints/selfplay_2p/policy.npz",
         "zavandor_env/train/checkpoints/selfplay_4p/policy.npz",
         "zavandor_env/py.typed",
+        "zavandor_env/web/static/viewer.html",
+        "zavandor_env/web/static/app.js",
     ):
         assert required in names, f"{required} is missing from the wheel"
 

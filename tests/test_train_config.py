@@ -61,6 +61,9 @@ def test_unknown_override_key_is_rejected() -> None:
         ("progress_bar: 3\n", "progress_bar"),
         ("batch_size: 100000\n", "batch_size"),
         ("learner_seat: 2\n", "learner_seat"),
+        ("reward: winning\n", "reward"),
+        ("eval_opponents: [snapshot]\n", "eval_opponents"),
+        ("eval_opponents: [random, random]\n", "eval_opponents"),
     ],
 )
 def test_bad_value_error_names_the_key(tmp_path: Path, text: str, key: str) -> None:
@@ -80,7 +83,7 @@ def test_overrides_parse_yaml_values_and_reach_into_mappings() -> None:
     ])
     assert cfg.total_timesteps == 100_000 and isinstance(cfg.total_timesteps, int)
     assert cfg.net_arch == [32, 32]
-    assert cfg.game == {"max_rounds": 40}
+    assert cfg.game == {"allow_overbid": False, "max_rounds": 40}  # the file's entry is kept
     assert cfg.opponent_weights["heuristic"] == 0.5
     assert cfg.opponent_weights["random"] == 0.4  # the file's other weights are kept
     assert cfg.eval_deterministic is False
@@ -108,4 +111,86 @@ def test_configs_readme_lists_the_current_schema() -> None:
     from zavandor_env.train.config import schema_markdown
 
     assert schema_markdown() in (CONFIGS / "README.md").read_text(), (
-        "configs/README.md is stale: regenerate its table with `python -m zavandor_env.train.config`")
+        "configs/README.md is stale: regenerate its table with "
+        "`python -m zavandor_env.train.config`")
+
+
+# ---- non-finite numbers --------------------------------------------------------------------
+@pytest.mark.parametrize("key", ["vp_delta", "step_reward", "truncation_reward", "learning_rate",
+                                 "ent_coef", "latest_snapshot_share", "max_minutes"])
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "nan", "1e999"])
+def test_nan_or_inf_in_any_float_field_is_rejected_naming_the_key(key: str, value: str) -> None:
+    with pytest.raises(TrainConfigError, match=f"'{key}'.*finite|'{key}'.*> 0"):
+        load_config(None, [f"{key}={value}"])
+
+
+def test_nan_opponent_weight_is_rejected() -> None:
+    with pytest.raises(TrainConfigError, match="'opponent_weights'.*finite"):
+        load_config(None, ["opponent_weights.random=.nan"])
+
+
+# ---- game rule options are checked against GameConfig when the config is built --------------
+@pytest.mark.parametrize(
+    "game, words",
+    [
+        ({"max_rounds": -3}, ["max_rounds", "-3"]),
+        ({"no_such_rule": True}, ["no_such_rule"]),
+        ({"allow_overbid": "yes"}, ["allow_overbid"]),
+        ({"num_players": 3}, ["num_players"]),
+    ],
+)
+def test_bad_game_option_fails_when_the_config_is_built(game: dict, words: list[str]) -> None:
+    with pytest.raises(TrainConfigError, match="'game'") as info:
+        TrainConfig(game=game)
+    assert all(w in str(info.value) for w in words)
+
+
+# ---- typed reward fields replace env_kwargs ------------------------------------------------
+def test_reward_fields_are_passed_to_the_env_by_name() -> None:
+    cfg = TrainConfig(reward="rank", vp_delta=0.0, step_reward=-0.5, truncation_reward=-2.0,
+                      game={"max_rounds": 7})
+    assert cfg.env_options() == {"reward": "rank", "vp_delta": 0.0, "step_reward": -0.5,
+                                 "truncation_reward": -2.0, "max_rounds": 7}
+
+
+def test_old_env_kwargs_config_names_the_new_keys(tmp_path: Path) -> None:
+    path = write(tmp_path, "env_kwargs: {reward: rank, vp_delta: 0.01, max_rounds: 9}\n")
+    with pytest.raises(TrainConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert "reward: \"rank\", vp_delta: 0.01" in message and "max_rounds under game" in message
+
+
+def test_old_heuristic_kwargs_and_env_kwargs_overrides_say_what_replaced_them(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(TrainConfigError, match="agent specs"):
+        load_config(write(tmp_path, "heuristic_kwargs: {}\n"))
+    with pytest.raises(TrainConfigError, match="vp_delta: 0"):
+        load_config(None, ["env_kwargs.vp_delta=0"])
+
+
+# ---- opponents are agent specs -------------------------------------------------------------
+def test_opponent_weights_take_any_agent_spec_with_its_parameters() -> None:
+    cfg = load_config(None, ["opponent_weights={snapshot: 1, pass: 1}",
+                             "opponent_weights.mcts:iterations=4=0.5",
+                             "eval_opponents=[pass, 'heuristic:seed=3']"])
+    assert cfg.opponent_weights == {"snapshot": 1.0, "pass": 1.0, "mcts:iterations=4": 0.5}
+    assert cfg.eval_opponents == ["pass", "heuristic:seed=3"]
+
+
+@pytest.mark.parametrize(
+    "override, words",
+    [
+        ("opponent_weights={wizard: 1}", ["'opponent_weights'", "wizard", "known agents"]),
+        ("opponent_weights={'mcts:depth=3': 1}", ["'opponent_weights'", "depth"]),
+        ("opponent_weights={human: 1}", ["'opponent_weights'", "person"]),
+        ("opponent_weights={'policy:path=/no/such.npz': 1}", ["/no/such.npz"]),
+        ("eval_opponents=[wizard]", ["'eval_opponents'", "wizard"]),
+    ],
+)
+def test_bad_agent_spec_fails_when_the_config_is_built(override: str, words: list[str]) -> None:
+    with pytest.raises(TrainConfigError) as info:
+        load_config(None, [override])
+    assert all(w in str(info.value) for w in words), str(info.value)

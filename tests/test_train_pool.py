@@ -16,7 +16,7 @@ def test_draw_follows_the_weights() -> None:
     spec = PoolSpec({"snapshot": 0.5, "random": 0.25, "heuristic": 0.25},
                     snapshots=[("snap@1", "x.npz")])
     rng = random.Random(0)
-    counts = Counter(spec.draw_kind(rng) for _ in range(4000))
+    counts = Counter(spec.draw_opponent(rng) for _ in range(4000))
     assert counts["snapshot"] == pytest.approx(2000, abs=150)
     assert counts["random"] == pytest.approx(1000, abs=120)
 
@@ -24,8 +24,8 @@ def test_draw_follows_the_weights() -> None:
 def test_snapshot_kind_is_skipped_while_the_pool_is_empty() -> None:
     spec = PoolSpec({"snapshot": 0.9, "heuristic": 0.1})
     rng = random.Random(0)
-    assert {spec.draw_kind(rng) for _ in range(200)} == {"heuristic"}
-    assert PoolSpec({"snapshot": 1.0}).draw_kind(rng) == "random"
+    assert {spec.draw_opponent(rng) for _ in range(200)} == {"heuristic"}
+    assert PoolSpec({"snapshot": 1.0}).draw_opponent(rng) == "random"
 
 
 def test_latest_snapshot_share_is_respected() -> None:
@@ -57,3 +57,9 @@ def test_schedule_fires_on_multiples_and_survives_a_restart() -> None:
     resumed = Schedule(100, start=250)
     assert not resumed.due(260) and resumed.due(300)
     assert not Schedule(0).due(10**6)
+
+
+def test_draw_returns_agent_spec_keys_with_their_parameters() -> None:
+    spec = PoolSpec({"mcts:iterations=4": 1.0, "pass": 1.0})
+    rng = random.Random(2)
+    assert {spec.draw_opponent(rng) for _ in range(100)} == {"mcts:iterations=4", "pass"}

@@ -1,9 +1,10 @@
 """Self-play training for zavandor-env: MaskablePPO against an opponent pool, with TensorBoard.
 
 Entry points: ``zavandor train`` (:mod:`train.cli`) and :func:`train.selfplay.train`.
-Modules: ``config`` (TrainConfig + YAML), ``selfplay`` (the run), ``envs`` (training
-environments and their statistics), ``opponents`` / ``pool`` (snapshots and the per-episode
-draw), ``callbacks`` (charts, evaluation, checkpoints), ``evaluate``, ``rating``, ``export``
-(weights-only policy files) and ``publish`` (a run -> a committed checkpoint folder).
-Importing this package imports nothing heavy.
+Modules: ``config`` (TrainConfig + YAML), ``selfplay`` (the run), ``checkpointing``
+(kill-safe checkpoints, pickle-free resume), ``envs`` (training environments and their
+statistics), ``opponents`` / ``pool`` (snapshots, agent specs and the per-episode draw),
+``callbacks`` (charts, evaluation, checkpoints), ``evaluate`` (on the one game driver),
+``rating``, ``export`` (an SB3 actor -> weights-only policy file) and ``publish`` (a run -> a
+committed checkpoint folder).  Importing this package imports nothing heavy.
 """

@@ -2,7 +2,7 @@
 
 Once per rollout (when the policy has just changed) it: charts what the learner did in the
 games just played, updates the rating, and -- at their configured intervals -- adds a snapshot
-to the pool, evaluates against the fixed opponents and writes a checkpoint.  Per step it only
+to the pool, evaluates against ``eval_opponents`` and writes a checkpoint.  Per step it only
 advances the progress bar.  Every chart goes through SB3's logger, so ours and SB3's own
 (``rollout/``, ``train/``, ``time/``) share one TensorBoard event file and one step axis.
 """
@@ -16,16 +16,14 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from zavandor_env.agents.match import competition_ranks
+from zavandor_env.agents.registry import parse_spec
 
-from .config import TrainConfig
+from .config import SNAPSHOT, TrainConfig
 from .envs import BLOCK_NAMES
-from .evaluate import EvalResult, evaluate
+from .evaluate import LEARNER, EvalResult, evaluate
 from .export import policy_from_sb3
 from .pool import OpponentPool
-from .rating import PoolRating
-
-EVAL_OPPONENTS = ("random", "heuristic")
+from .rating import ANCHOR, PoolRating
 
 
 class Schedule:
@@ -73,6 +71,13 @@ class SelfPlayCallback(BaseCallback):
                           if cfg.max_minutes is not None else None)
         self._clock = time.perf_counter()
         self._clock_step = start_step
+        #: True while PPO updates the weights (between a rollout's end and the next one's
+        #: start): a model interrupted then is between two consistent states, not saved.
+        self.updating = False
+        self._game_config = cfg.game_config()
+        self._labels = {spec: parse_spec(spec).label
+                        for spec in [*cfg.opponent_weights, *cfg.eval_opponents]
+                        if spec != SNAPSHOT}
 
     # ---- SB3 hooks ------------------------------------------------------------------------
     def _on_training_start(self) -> None:
@@ -89,7 +94,11 @@ class SelfPlayCallback(BaseCallback):
             self._bar.update(self.training_env.num_envs)
         return self._deadline is None or time.monotonic() < self._deadline
 
+    def _on_rollout_end(self) -> None:
+        self.updating = True
+
     def _on_rollout_start(self) -> None:
+        self.updating = False
         # At a rollout's start the policy has just been updated and num_timesteps counts every
         # step it was trained on, so snapshots, evaluations and checkpoints all see the same,
         # consistent model.
@@ -109,6 +118,7 @@ class SelfPlayCallback(BaseCallback):
         self._restart_clock()  # evaluation and saving are not training throughput
 
     def _on_training_end(self) -> None:
+        self.updating = False
         if self._bar is not None:
             self._bar.close()
             self._bar = None
@@ -120,36 +130,27 @@ class SelfPlayCallback(BaseCallback):
         self.logger.record("pool/snapshots", len(self.pool.snapshots))
 
     def run_evaluation(self, step: int) -> dict[str, EvalResult]:
-        """Evaluate the current policy against each fixed opponent; chart the results."""
+        """Evaluate the current policy against each evaluation opponent; chart the results."""
         policy = policy_from_sb3(self.model)
         results: dict[str, EvalResult] = {}
-        for k, opponent in enumerate(EVAL_OPPONENTS):
-            if self.cfg.eval_games <= 0:
-                break
-            result = evaluate(policy, opponent, self.cfg.eval_games, self.cfg.num_players,
-                              seed=self.cfg.seed * 7 + k, deterministic=self.cfg.eval_deterministic,
-                              env_kwargs=self._eval_env_kwargs(),
-                              heuristic_kwargs=self.cfg.heuristic_kwargs)
+        for k, opponent in enumerate(self.cfg.eval_opponents):
+            result = evaluate(policy, opponent, self.cfg.eval_games, self._game_config,
+                              seed=self.cfg.seed * 7 + k, deterministic=self.cfg.eval_deterministic)
             results[opponent] = result
-            self.logger.record(f"eval/winrate_vs_{opponent}", result.winrate)
-            self.logger.record(f"eval/mean_vp_vs_{opponent}", result.mean_vp)
-            self.logger.record(f"eval/opponent_vp_vs_{opponent}", result.mean_opponent_vp)
-            self.logger.record(f"eval/mean_rounds_vs_{opponent}", result.mean_rounds)
-            self.logger.record(f"eval/truncated_vs_{opponent}", result.truncated)
-            self.totals["illegal_actions"] = self.totals.get("illegal_actions", 0) + result.illegal
-            labels = ["learner"] + [opponent] * (self.cfg.num_players - 1)
+            label = self._labels[opponent]
+            self.logger.record(f"eval/winrate_vs_{label}", result.winrate)
+            self.logger.record(f"eval/mean_vp_vs_{label}", result.mean_vp)
+            self.logger.record(f"eval/opponent_vp_vs_{label}", result.mean_opponent_vp)
+            self.logger.record(f"eval/mean_rounds_vs_{label}", result.mean_rounds)
+            self.logger.record(f"eval/truncated_vs_{label}", result.truncated)
+            labels = [LEARNER] + [label] * (self.cfg.num_players - 1)
             for ranks in result.rankings:
                 self.rating.update(labels, ranks)
         self.last_eval = results
         if self._bar is not None and results:
-            self._bar.set_postfix({f"win_{k[:4]}": f"{r.winrate:.2f}" for k, r in results.items()},
-                                  refresh=False)
+            self._bar.set_postfix({f"win_{self._labels[k][:4]}": f"{r.winrate:.2f}"
+                                   for k, r in results.items()}, refresh=False)
         return results
-
-    def _eval_env_kwargs(self) -> dict[str, Any]:
-        from .envs import env_options
-
-        return env_options(self.cfg)
 
     def log_statistics(self, step: int) -> None:
         """Chart the games finished since the last rollout and the learner's action mix."""
@@ -173,10 +174,11 @@ class SelfPlayCallback(BaseCallback):
                    for e in episodes]
             self.logger.record("charts/mean_vp", float(np.mean(vp)))
             self.logger.record("charts/mean_opponent_vp", float(np.mean(opp)))
-            self.logger.record("charts/mean_rounds", float(np.mean([e["rounds"] for e in episodes])))
+            self.logger.record("charts/mean_rounds",
+                               float(np.mean([e["rounds"] for e in episodes])))
             self.logger.record("charts/truncated", float(np.mean([not e["terminated"]
                                                                  for e in episodes])))
-            won = [e["terminated"] and e["seat"] in e["winners"] for e in episodes]
+            won = [e["seat"] in e["winners"] for e in episodes]  # no winner when cut off
             self.logger.record("charts/winrate_train", float(np.mean(won)))
             by_kind: dict[str, list[bool]] = {}
             for e, w in zip(episodes, won):  # 2-player games: one opponent kind per game
@@ -186,14 +188,15 @@ class SelfPlayCallback(BaseCallback):
             for kind, ws in by_kind.items():
                 self.logger.record(f"charts/winrate_train_vs_{kind}", float(np.mean(ws)))
             for e in episodes:
-                self.rating.update(e["labels"], competition_ranks(e["scores"]))
+                self.rating.update(e["labels"], e["ranks"])
         mu, ordinal = self.rating.learner()
         self.logger.record("rating/learner_mu", mu)
         self.logger.record("rating/learner_ordinal", ordinal)
         snaps = [self.rating.get(label).mu for label, _ in self.pool.snapshots]
         if snaps:
             self.logger.record("rating/pool_mean_mu", float(np.mean(snaps)))
-        self.logger.record("rating/heuristic_mu", float(self.rating.get("heuristic").mu))
+        for label in sorted(set(self._labels.values()) - {ANCHOR}):
+            self.logger.record(f"rating/{label}_mu", float(self.rating.get(label).mu))
 
     def _restart_clock(self) -> None:
         self._clock = time.perf_counter()

@@ -1,13 +1,23 @@
 """``zavandor train``: the command-line face of :func:`train.selfplay.train`.
 
-Kept import-light: the RL stack is imported only when a run starts.
+Kept import-light: the RL stack is imported only when a run starts.  Every error a user can
+cause (a bad config or override, a run folder without an intact checkpoint, a missing ``[rl]``
+extra) ends with one line on stderr and exit code 2; Ctrl-C ends with one line saying how to
+resume and exit code 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
+
+#: Modules of the ``[rl]`` extra that a training run imports.
+RL_MODULES = ("torch", "gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib",
+              "tensorboard", "openskill")
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,40 +25,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="training config (default: configs/quick.yaml, a short run)")
     parser.add_argument("--set", dest="overrides", metavar="KEY=VALUE", action="append",
                         default=[], help="change any config key, e.g. --set total_timesteps=1e5 "
-                        "--set game.max_rounds=40 (repeatable)")
+                        "--set game.max_rounds=40 --set opponent_weights.mcts:iterations=16=0.2 "
+                        "(repeatable)")
     parser.add_argument("--resume", metavar="RUN_DIR", default=None,
-                        help="continue a run from its newest checkpoint (its config.yaml is used; "
-                        "--set still applies, e.g. a larger total_timesteps)")
+                        help="continue a run from its newest intact checkpoint (its config.yaml "
+                        "is used; --set still applies, e.g. a larger total_timesteps); only "
+                        "tensors and JSON are read from the checkpoint, never pickled code")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def missing_rl_modules() -> list[str]:
+    """The ``[rl]`` extra's modules that cannot be imported here (none are imported)."""
+    missing = []
+    for name in RL_MODULES:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USER_ERROR
+
+
 def run(args: argparse.Namespace) -> int:
+    """Run ``zavandor train``; return the exit code."""
+    missing = missing_rl_modules()
+    if missing:
+        return _error(f"zavandor train needs the [rl] extra (missing: {', '.join(missing)}): "
+                      'pip install "zavandor-env[rl]"  (in a checkout: pip install -e ".[rl]")')
+    try:
+        return _run(args)
+    except KeyboardInterrupt as exc:  # TrainingInterrupted says what was kept; else say so
+        text = str(exc) or "interrupted before training started"
+        print(f"\n{text}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .checkpointing import CheckpointError
     from .config import TrainConfigError, default_config_path, load_config
 
     overrides = list(args.overrides)
     if args.quiet:
         overrides.append("progress_bar=false")
+    if args.resume is not None and args.config is not None:
+        return _error("--resume uses the run's own config.yaml; drop --config")
     try:
-        if args.resume is not None:
-            if args.config is not None:
-                print("error: --resume uses the run's own config.yaml; drop --config",
-                      file=sys.stderr)
-                return 2
-            cfg = None
-        else:
+        if args.resume is None:
             path = args.config if args.config is not None else default_config_path()
             cfg = load_config(path, overrides)
-    except TrainConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        else:
+            cfg = None
+        from .selfplay import train
 
-    from .selfplay import train
-
-    try:
         run_dir = train(cfg, resume=args.resume, overrides=overrides if args.resume else None)
-    except (TrainConfigError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (TrainConfigError, CheckpointError, FileNotFoundError) as exc:
+        return _error(str(exc))
     report(run_dir)
     return 0
 
@@ -56,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
 def report(run_dir: Path) -> None:
     """Print where the run went, its last evaluation and how to look at it."""
     import json
+    import shlex
 
     print(f"\nrun folder: {run_dir}")
     eval_file = run_dir / "eval.json"
@@ -64,9 +102,9 @@ def report(run_dir: Path) -> None:
         for name, r in data.get("eval", {}).items():
             print(f"  vs {name:9s}: won {r['wins']}/{r['games']} ({r['winrate']:.0%}), "
                   f"mean VP {r['mean_vp']:.1f} vs {r['mean_opponent_vp']:.1f}, "
-                  f"{r['mean_rounds']:.1f} rounds")
+                  f"{r['mean_rounds']:.1f} rounds, {r['truncated']:.0%} cut off")
         print(f"  illegal actions: {data.get('illegal_actions', 0)}")
     print(f"  policy (weights only, for agents.PolicyAgent): {run_dir / 'policy.npz'}")
-    print(f"  continue it:  zavandor train --resume {run_dir}")
-    print(f"  watch it:     tensorboard --logdir {run_dir.parent}   (then open "
+    print(f"  continue it:  zavandor train --resume {shlex.quote(str(run_dir))}")
+    print(f"  watch it:     tensorboard --logdir {shlex.quote(str(run_dir.parent))}   (then open "
           "http://localhost:6006)")

@@ -11,16 +11,25 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 import yaml
 
-#: Opponent kinds the pool knows; ``snapshot`` means a frozen past copy of the learner.
-OPPONENT_KINDS = ("snapshot", "random", "heuristic")
+if TYPE_CHECKING:
+    from zavandor_env.engine import GameConfig
+
+#: The one opponent key of ``opponent_weights`` that is not an agent spec: a frozen past copy
+#: of the learner, drawn from the run's pool.
+SNAPSHOT = "snapshot"
 VEC_ENVS = ("dummy", "subproc")
 ACTIVATIONS = ("tanh", "relu")
+#: Config keys that take ``--set key.sub=value`` overrides.
+MAPPING_KEYS = ("game", "opponent_weights")
+#: The environment's reward options, one typed field each (the environment defines them).
+ENV_REWARD_KEYS = ("reward", "vp_delta", "step_reward", "truncation_reward")
 
 
 class TrainConfigError(ValueError):
@@ -51,17 +60,22 @@ class TrainConfig:
     """players per game (2-6); the learner takes one seat, opponents fill the others"""
     learner_seat: int | None = None
     """the learner's seat, or null for a random seat every episode"""
-    game: dict[str, Any] = field(default_factory=dict)
-    """extra GameConfig fields (rule options, max_rounds, ...), passed to the environment"""
-    env_kwargs: dict[str, Any] = field(default_factory=lambda: {"vp_delta": 0.005})
-    """extra keyword arguments of SingleAgentEnv: ``reward`` (win/rank/vp_margin), ``vp_delta``
-    (reward per VP gained), ``score_truncated``"""
-    truncation_reward: float = -1.0
-    """reward added when a game is cut off (``max_rounds`` / ``max_decisions``) instead of
-    ending by the rules; -1 makes stalling (e.g. toggling gems forever) as bad as losing"""
+    game: dict[str, Any] = field(default_factory=lambda: {"allow_overbid": False})
+    """GameConfig fields (rule options, ``max_rounds``, ``max_decisions``...) of every training
+    and evaluation game; checked against GameConfig when the config is built"""
+    reward: str = "win"
+    """the environment's terminal reward scheme for a game that ends by the rules: ``win``,
+    ``rank`` or ``vp_margin`` (defined in ``zavandor_env/envs/rewards.py``)"""
+    vp_delta: float = 0.005
+    """the environment's shaping reward per VP gained (0: off)"""
     step_reward: float = -0.001
-    """reward added to every learner decision; a small negative value (a cost of time) makes
-    moves that change nothing, such as activating and deactivating the same gem, not pay"""
+    """the environment's reward on every learner decision; a small negative value (a cost of
+    time) makes moves that change nothing, such as activating and deactivating the same gem,
+    not pay"""
+    truncation_reward: float = -1.0
+    """the environment's reward when a game is cut off (``max_rounds`` / ``max_decisions``)
+    instead of ending by the rules; -1 makes stalling (e.g. toggling gems forever) as bad as
+    losing"""
     n_envs: int = 2
     """environments stepped in parallel (one policy forward serves all of them)"""
     vec_env: str = "dummy"
@@ -100,26 +114,29 @@ class TrainConfig:
     opponent_weights: dict[str, float] = field(
         default_factory=lambda: {"snapshot": 0.4, "random": 0.4, "heuristic": 0.2}
     )
-    """probability weight of each opponent kind, drawn independently per seat and episode"""
+    """probability weight of each opponent, drawn independently per seat and episode: the key
+    ``snapshot`` (a frozen past copy of the learner) or any agent spec (``heuristic``,
+    ``mcts:iterations=16``, ``policy:path=x.npz``, see ``zavandor eval --help``)"""
     snapshot_every: int = 1_024
     """add a frozen copy of the learner to the pool every this many learner decisions"""
     pool_size: int = 4
     """most snapshots kept (the oldest is dropped first)"""
     latest_snapshot_share: float = 0.5
     """when a snapshot is drawn, the chance it is the newest one (else uniform over the rest)"""
-    heuristic_kwargs: dict[str, Any] = field(default_factory=dict)
-    """keyword arguments of agents.HeuristicAgent used as an opponent and in evaluation"""
 
     # ---- evaluation, logging, checkpoints -------------------------------------------------
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    """agent specs the learner is evaluated against (it plays one seat, the spec every other)"""
     eval_every: int = 1_024
-    """evaluate against fixed opponents every this many learner decisions (0: only at the end);
-    statistics of the training games are charted after every rollout"""
+    """evaluate against ``eval_opponents`` every this many learner decisions (0: only at the
+    end); statistics of the training games are charted after every rollout"""
     eval_games: int = 4
-    """games per fixed opponent and evaluation (seats rotate)"""
+    """games per evaluation opponent and evaluation (the learner's seat rotates)"""
     eval_deterministic: bool = True
     """evaluate the greedy (most probable legal) action instead of sampling"""
     checkpoint_every: int = 1_024
-    """save the model, optimizer and pool every this many learner decisions"""
+    """save the model, optimizer and pool every this many learner decisions (the newest two
+    complete checkpoints are kept)"""
     progress_bar: bool = True
     """show a tqdm progress bar"""
 
@@ -133,6 +150,19 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def env_options(self) -> dict[str, Any]:
+        """Keyword options of ``SingleAgentEnv`` besides the seats: the reward settings by
+        name, then the rule options of ``game`` (GameConfig fields; the two never overlap)."""
+        options: dict[str, Any] = {key: getattr(self, key) for key in ENV_REWARD_KEYS}
+        options.update(self.game)
+        return options
+
+    def game_config(self) -> GameConfig:
+        """The :class:`~zavandor_env.engine.GameConfig` of every game of the run."""
+        from zavandor_env.engine import GameConfig
+
+        return GameConfig.from_dict({"num_players": self.num_players, **self.game})
 
     def to_yaml(self) -> str:
         data = self.to_dict()
@@ -192,6 +222,10 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
     if hint is float or text.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TrainConfigError(f"config key {name!r} must be a number, got {value!r}")
+        # NaN slips through every comparison (nan > 0 is false, so is nan < 0) and would
+        # silently poison rewards or the optimizer; inf is no meaningful setting either.
+        if not math.isfinite(value):
+            raise TrainConfigError(f"config key {name!r} must be a finite number, got {value!r}")
         return float(value)
     if hint is str:
         if not isinstance(value, str):
@@ -244,21 +278,108 @@ def validate(cfg: TrainConfig) -> None:
         _require(cfg.max_minutes > 0, "max_minutes", f"must be > 0 or null, got {cfg.max_minutes}")
     _require(cfg.batch_size <= cfg.n_steps * cfg.n_envs, "batch_size",
              f"must be <= n_steps * n_envs = {cfg.n_steps * cfg.n_envs}, got {cfg.batch_size}")
-    unknown = sorted(set(cfg.opponent_weights) - set(OPPONENT_KINDS))
-    _require(not unknown, "opponent_weights",
-             f"has unknown opponent kind(s) {unknown}; known kinds: {list(OPPONENT_KINDS)}")
-    weights = cfg.opponent_weights
-    _require(all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0
-                 for w in weights.values()),
-             "opponent_weights", f"weights must be non-negative numbers, got {weights}")
-    _require(sum(weights.values()) > 0, "opponent_weights", "must give some kind a weight > 0")
     _require(cfg.name != "" and "/" not in cfg.name and "__" not in cfg.name, "name",
              f"must be a non-empty name without '/' or '__', got {cfg.name!r}")
+    _validate_game(cfg)
+    _validate_opponents(cfg)
+    _validate_environment(cfg)
+
+
+def _validate_game(cfg: TrainConfig) -> None:
+    """Build the GameConfig now, so a bad rule option fails before any run folder exists."""
+    from zavandor_env.engine.config import ConfigError
+
+    _require("num_players" not in cfg.game, "game",
+             "must not hold num_players: set the top-level key num_players instead")
+    try:
+        cfg.game_config()
+    except (ConfigError, TypeError) as exc:
+        raise TrainConfigError(f"config key 'game': {exc}") from None
+
+
+def check_agent_spec(key: str, spec: Any) -> Any:
+    """The :class:`~zavandor_env.agents.registry.AgentSpec` of ``spec``, built once to check
+    its parameters (a ``policy`` spec's file must load); raise naming config key ``key``."""
+    from zavandor_env.agents.registry import parse_spec
+
+    try:
+        parsed = parse_spec(spec)
+        if parsed.interactive:
+            raise ValueError(f"agent {parsed.agent!r} asks a person for every decision")
+        parsed.build(seed=0).close()
+    except (ValueError, TypeError) as exc:
+        raise TrainConfigError(f"config key {key!r}: opponent {spec!r}: {exc}") from None
+    return parsed
+
+
+def _validate_opponents(cfg: TrainConfig) -> None:
+    weights = cfg.opponent_weights
+    for spec, weight in weights.items():
+        if spec != SNAPSHOT:
+            check_agent_spec("opponent_weights", spec)
+        _require(isinstance(weight, (int, float)) and not isinstance(weight, bool)
+                 and math.isfinite(weight) and weight >= 0, "opponent_weights",
+                 f"weights must be non-negative finite numbers, got {spec!r}: {weight!r}")
+    _require(sum(weights.values()) > 0, "opponent_weights", "must give some opponent a weight > 0")
+    for spec in cfg.eval_opponents:
+        _require(spec != SNAPSHOT, "eval_opponents",
+                 "takes agent specs; 'snapshot' is a training opponent only")
+        check_agent_spec("eval_opponents", spec)
+    _require(len(set(cfg.eval_opponents)) == len(cfg.eval_opponents), "eval_opponents",
+             f"names an opponent twice: {cfg.eval_opponents}")
+
+
+def _validate_environment(cfg: TrainConfig) -> None:
+    """The environment owns the reward settings: let it judge them (it builds no game yet)."""
+    from zavandor_env.envs.rewards import REWARD_SCHEMES
+
+    from .envs import build_env
+
+    _require(cfg.reward in REWARD_SCHEMES, "reward",
+             f"must be one of {list(REWARD_SCHEMES)}, got {cfg.reward!r}")
+    try:
+        build_env(cfg, cfg.learner_seat).close()
+    except (ValueError, TypeError) as exc:
+        raise TrainConfigError(f"config: the environment rejects the reward settings "
+                               f"({', '.join(ENV_REWARD_KEYS)}): {exc}") from None
 
 
 # ---- loading --------------------------------------------------------------------------------
 def config_keys() -> list[str]:
     return [f.name for f in fields(TrainConfig) if f.name not in _RUNTIME_FIELDS]
+
+
+def default_value(key: str) -> Any:
+    """The default of config key ``key`` (a fresh copy for mappings and lists)."""
+    f = next(f for f in fields(TrainConfig) if f.name == key)
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
+
+
+def _replaced_key_message(key: str, value: Any) -> str:
+    """One line telling the writer of an old config which typed keys replace ``key``."""
+    if key == "env_kwargs":
+        value = value if isinstance(value, dict) else {}
+        moved = [f"{k}: {json.dumps(v)}" for k, v in value.items() if k in ENV_REWARD_KEYS]
+        rules = [k for k in value if k not in ENV_REWARD_KEYS and k != "score_truncated"]
+        parts = ["config key 'env_kwargs' was replaced by the typed keys "
+                 f"{', '.join(ENV_REWARD_KEYS)}"]
+        if moved:
+            parts.append(f"write {', '.join(moved)} at the top level")
+        if rules:
+            parts.append(f"move {', '.join(rules)} under game")
+        if "score_truncated" in value:
+            parts.append("score_truncated is no training option (truncation_reward prices a "
+                         "cut-off game)")
+        return "; ".join(parts)
+    return ("config key 'heuristic_kwargs' was replaced by agent specs carrying their "
+            "parameters: write e.g. opponent_weights: {'heuristic:key=value': 0.2} and "
+            "eval_opponents: ['heuristic:key=value']")
+
+
+#: Keys of configs written before the typed fields (run folders keep their config.yaml).
+_REPLACED_KEYS = ("env_kwargs", "heuristic_kwargs")
 
 
 def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
@@ -267,6 +388,9 @@ def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
         data = {}
     if not isinstance(data, dict):
         raise TrainConfigError(f"{source} must be a mapping of keys to values")
+    for key in _REPLACED_KEYS:
+        if key in data:
+            raise TrainConfigError(f"{_replaced_key_message(key, data[key])} ({source})")
     known = config_keys()
     unknown = sorted(str(k) for k in set(data) - set(known))
     if unknown:
@@ -283,16 +407,44 @@ def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
 
 
 def parse_override(item: str) -> tuple[str, Any]:
-    """``"key=value"`` -> (key, value); the value is read as YAML (``3``, ``true``, ``[64]``)."""
+    """``"key=value"`` -> (key, value); the value is read as YAML (``3``, ``true``, ``[64]``).
+
+    An ``opponent_weights.<spec>=<weight>`` override splits at the last ``=``, since an agent
+    spec has ``=`` of its own (``opponent_weights.mcts:iterations=16=0.3``).
+    """
     if "=" not in item:
         raise TrainConfigError(f"override {item!r} must look like key=value")
-    key, _, text = item.partition("=")
+    if item.startswith("opponent_weights."):
+        key, _, text = item.rpartition("=")
+    else:
+        key, _, text = item.partition("=")
     key = key.strip()
     try:
         value = yaml.safe_load(text) if text.strip() else ""
     except yaml.YAMLError as exc:
         raise TrainConfigError(f"override {item!r}: value is not valid YAML ({exc})") from None
     return key, value
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """``data`` with ``key=value`` overrides applied; ``game.max_rounds=40`` and
+    ``opponent_weights.heuristic=0.5`` change one entry of a mapping key."""
+    data = dict(data)
+    for item in overrides:
+        key, value = parse_override(item)
+        head, _, rest = key.partition(".")
+        if not rest:
+            data[key] = value
+        elif head in MAPPING_KEYS:
+            sub = dict(data.get(head, default_value(head)) or {})
+            sub[rest] = value
+            data[head] = sub
+        elif head in _REPLACED_KEYS:
+            data[head] = {rest: value}  # from_dict says what replaced the key
+        else:
+            raise TrainConfigError(f"override {item!r}: only the mapping keys "
+                                   f"({', '.join(MAPPING_KEYS)}) take dotted sub-keys")
+    return data
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
@@ -307,26 +459,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         try:
             data = yaml.safe_load(p.read_text()) or {}
         except yaml.YAMLError as exc:
-            raise TrainConfigError(f"config file {str(p)!r} is not valid YAML: {exc}") from None
+            message = " ".join(str(exc).split())
+            raise TrainConfigError(f"config file {str(p)!r} is not valid YAML: {message}") from None
         if not isinstance(data, dict):
             raise TrainConfigError(f"config file {str(p)!r} must hold a mapping of keys to values")
         source = str(p)
-    for item in overrides or []:
-        key, value = parse_override(item)
-        head, _, rest = key.partition(".")
-        if rest:
-            if head not in config_keys() or head not in ("game", "env_kwargs", "opponent_weights",
-                                                         "heuristic_kwargs"):
-                raise TrainConfigError(
-                    f"override {item!r}: only mapping keys (game, env_kwargs, opponent_weights, "
-                    "heuristic_kwargs) take dotted sub-keys"
-                )
-            default = getattr(TrainConfig(), head)
-            sub = dict(data.get(head, default) or {})
-            sub[rest] = value
-            data[head] = sub
-        else:
-            data[key] = value
+    data = apply_overrides(data, overrides or [])
     cfg = from_dict(data, source=source if not overrides else f"{source} + --set overrides")
     cfg.config_path = "" if path is None else str(path)
     return cfg

@@ -18,13 +18,15 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from zavandor_env.agents.base import Agent
+from zavandor_env.agents.policy_file import NumpyPolicy
+from zavandor_env.agents.registry import AgentSpec, parse_spec
 from zavandor_env.engine.actions import ACTION_BLOCKS, NUM_ACTIONS, OPEN_SENTINEL
+from zavandor_env.engine.agent import Agent
+from zavandor_env.engine.outcome import game_outcome
 from zavandor_env.envs import SingleAgentEnv
 
-from .config import TrainConfig
-from .export import NumpyPolicy
-from .opponents import PoolSpec, SnapshotAgent, cached_policy, make_heuristic
+from .config import SNAPSHOT, TrainConfig
+from .opponents import NumpyPolicyAgent, PoolSpec, cached_policy
 
 
 def _block_table() -> tuple[tuple[str, ...], np.ndarray]:
@@ -52,22 +54,21 @@ class TrainingEnv(gymnasium.Wrapper):
     """A ``SingleAgentEnv`` whose opponents are drawn from the pool at every reset, with
     statistics for the charts.
 
-    Random opponents are handed to the environment as ``None`` (its built-in uniform player),
-    which skips encoding an observation for them; heuristic and snapshot opponents are agents
-    of the project's protocol, one per seat, reused across games (the environment resets each
-    for its seat and hands it only that seat's view).
+    A plain ``random`` opponent is handed to the environment as ``None`` (its built-in uniform
+    player), which skips the agent machinery; every other opponent is an agent of the
+    project's protocol, built from its spec once per seat and reused across games (the
+    environment resets each for its seat and hands it only that seat's view).
     """
 
-    def __init__(self, env: SingleAgentEnv, spec: PoolSpec, seed: int,
-                 truncation_reward: float = 0.0, step_reward: float = 0.0) -> None:
+    def __init__(self, env: SingleAgentEnv, spec: PoolSpec, seed: int) -> None:
         super().__init__(env)
         self.pool_spec = spec
-        self.truncation_reward = truncation_reward
-        self.step_reward = step_reward
         self.rng = random.Random(seed)
         others = env.num_players - 1
-        self._snapshot_seats = [SnapshotAgent(NumpyPolicy([], []), seed + k) for k in range(others)]
-        self._heuristic_seats: list[Agent | None] = [None] * others
+        self._snapshot_seats = [NumpyPolicyAgent(NumpyPolicy([], []), seed + k)
+                                for k in range(others)]
+        self._agent_seats: list[dict[str, Agent | None]] = [{} for _ in range(others)]
+        self._specs: dict[str, AgentSpec] = {}
         self.labels = ["random"] * others  # who plays each other seat this game
         self._blocks = np.zeros(len(BLOCK_NAMES), dtype=np.int64)
         self._illegal = 0
@@ -96,25 +97,28 @@ class TrainingEnv(gymnasium.Wrapper):
         """This game's opponents, one per other seat (in seat order after the learner)."""
         opponents: list[Agent | None] = []
         for k in range(len(self.labels)):
-            kind = self.pool_spec.draw_kind(self.rng)
-            if kind == "snapshot":
+            key = self.pool_spec.draw_opponent(self.rng)
+            if key == SNAPSHOT:
                 label, path = self.pool_spec.draw_snapshot(self.rng)
                 snapshot = self._snapshot_seats[k]
                 snapshot.policy = cached_policy(path)
                 opponents.append(snapshot)
-            elif kind == "heuristic":
-                label = "heuristic"
-                if self._heuristic_seats[k] is None:
-                    agent_seed = self.rng.randrange(2**31)
-                    self._heuristic_seats[k] = make_heuristic(
-                        agent_seed, self.pool_spec.heuristic_kwargs
-                    )
-                opponents.append(self._heuristic_seats[k])
             else:
-                label = "random"
-                opponents.append(None)
+                label, agent = self._agent(k, key)
+                opponents.append(agent)
             self.labels[k] = label
         return opponents
+
+    def _agent(self, seat: int, key: str) -> tuple[str, Agent | None]:
+        """The label and the agent (None: the env's own random player) of spec ``key``."""
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs[key] = parse_spec(key)
+        seats = self._agent_seats[seat]
+        if key not in seats:
+            plain_random = spec.agent == "random" and not spec.params
+            seats[key] = None if plain_random else spec.build(self.rng.randrange(2**31))
+        return spec.label, seats[key]
 
     # ---- Gymnasium ------------------------------------------------------------------------
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
@@ -130,47 +134,42 @@ class TrainingEnv(gymnasium.Wrapper):
         start = time.perf_counter()
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._env_seconds += time.perf_counter() - start
-        reward = float(reward) + self.step_reward
         if info.get("illegal_action"):
             self._illegal += 1
         if terminated or truncated:
             self._episodes.append(self._summary(info))
             if truncated and not terminated:
-                # A cut-off game is over for good: charge the penalty and report it as
-                # terminal, so PPO does not bootstrap a future that will never come.
-                reward += self.truncation_reward
+                # A cut-off game is over for good (the environment has priced it with
+                # truncation_reward): report it as terminal, so PPO does not bootstrap a
+                # future that will never come.
                 terminated, truncated = True, False
-        return obs, reward, terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
     def _summary(self, info: dict[str, Any]) -> dict[str, Any]:
         env: SingleAgentEnv = self.env  # type: ignore[assignment]
-        game = env.game
+        outcome = game_outcome(env.game)
         seat = env.seat
         n = env.num_players
-        scores = game.scores()
         labels = ["learner"] * n
         for k, label in enumerate(self.labels):  # seat order after the learner
             labels[(seat + 1 + k) % n] = label
         return {
             "seat": seat,
-            "scores": scores,
+            "scores": list(outcome.scores),
+            "ranks": list(outcome.ranks),
             "labels": labels,
-            "winners": list(game.winners()),
-            "terminated": bool(game.terminated),
-            "rounds": int(game.state.round),
-            "decisions": len(game.history),
+            "winners": list(outcome.winners),
+            "terminated": outcome.terminated,
+            "rounds": outcome.rounds,
+            "decisions": outcome.decisions,
             "illegal": bool(info.get("illegal_action", False)),
         }
 
 
-def env_options(cfg: TrainConfig) -> dict[str, Any]:
-    """Keyword arguments of ``SingleAgentEnv`` from a config (env options, then rule options)."""
-    options = dict(cfg.env_kwargs)
-    overlap = sorted(set(options) & set(cfg.game))
-    if overlap:
-        raise ValueError(f"keys {overlap} are given in both env_kwargs and game")
-    options.update(cfg.game)
-    return options
+def build_env(cfg: TrainConfig, learner_seat: int | None = None) -> SingleAgentEnv:
+    """The config's ``SingleAgentEnv``: its rule options and reward settings, by name."""
+    return SingleAgentEnv(num_players=cfg.num_players, learner_seat=learner_seat,
+                          **cfg.env_options())
 
 
 def make_training_env(cfg: TrainConfig, spec: PoolSpec, rank: int,
@@ -180,10 +179,9 @@ def make_training_env(cfg: TrainConfig, spec: PoolSpec, rank: int,
 
     def thunk() -> TrainingEnv:
         seed = int(np.random.SeedSequence([cfg.seed, rank, start_step]).generate_state(1)[0])
-        env = SingleAgentEnv(num_players=cfg.num_players, learner_seat=cfg.learner_seat,
-                             **env_options(cfg))
+        env = build_env(cfg, cfg.learner_seat)
         env.reset(seed=seed)  # seeds the env's generator; SB3 resets again on its own
         env.action_space.seed(seed)
-        return TrainingEnv(env, spec, seed, cfg.truncation_reward, cfg.step_reward)
+        return TrainingEnv(env, spec, seed)
 
     return thunk

@@ -1,10 +1,13 @@
-"""Masked evaluation of a policy against fixed opponents (``random``, ``heuristic``).
+"""Evaluation of a policy against fixed opponents, on the project's one game driver.
 
-Games run through :class:`~zavandor_env.envs.SingleAgentEnv`, so the learner sees exactly what
-it sees in training; the learner's seat rotates over the games and the game seeds are fixed, so
-two evaluations of the same policy give the same numbers.  A game counts as won when it ended by
-the rules and the learner is among the winners (a shared win counts as a win); a game cut off
-at ``max_rounds`` is a loss, whatever the VP -- beating random means finishing the game.
+Games are played by :func:`zavandor_env.agents.match.play_game` with the learner as an agent
+(:class:`~train.opponents.NumpyPolicyAgent`: the exported weights, always within the mask) and
+the opponent built from its agent spec in every other seat.  The learner's seat rotates over
+the games and the game seeds are fixed, so two evaluations of the same policy give the same
+numbers.  Results are read from the game's :class:`~zavandor_env.engine.outcome.Outcome`, the
+one definition every layer uses: a game is won only if it ended by the rules with the learner
+among the winners (a shared win counts), and a game cut off by a safety limit is neither won
+nor lost -- it is counted in ``truncated``.
 """
 
 from __future__ import annotations
@@ -14,29 +17,35 @@ from typing import Any
 
 import numpy as np
 
-from zavandor_env.agents.base import Agent, RandomAgent
-from zavandor_env.agents.match import competition_ranks
-from zavandor_env.envs import SingleAgentEnv
+from zavandor_env.agents.match import play_game
+from zavandor_env.agents.policy_file import NumpyPolicy
+from zavandor_env.agents.registry import parse_spec
+from zavandor_env.engine import GameConfig
 
-from .export import NumpyPolicy
-from .opponents import make_heuristic
+from .opponents import NumpyPolicyAgent
+
+LEARNER = "learner"
 
 
 @dataclass
 class EvalResult:
-    """Summary of ``games`` evaluation games against one opponent kind."""
+    """Summary of ``games`` evaluation games against one opponent (an agent spec)."""
 
     opponent: str
     games: int
     wins: int
+    """games that ended by the rules with the learner among the winners"""
+    losses: int
+    """games that ended by the rules with the learner not among the winners"""
     winrate: float
+    """``wins / games`` (a truncated game is in the denominator: nobody won it)"""
     mean_vp: float
     mean_opponent_vp: float
     mean_rounds: float
     truncated: float
-    illegal: int
+    """share of the games cut off by a safety limit (no winner)"""
     rankings: list[list[int]] = field(default_factory=list, repr=False)
-    """per game: competition ranks by VP, the learner first, then the other seats"""
+    """per game: the outcome's competition ranks, the learner first, then the other seats"""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -44,51 +53,45 @@ class EvalResult:
         return data
 
 
-def make_agent(kind: str, seed: int, heuristic_kwargs: dict[str, Any] | None = None) -> Agent:
-    if kind == "random":
-        return RandomAgent(seed=seed)
-    if kind == "heuristic":
-        return make_heuristic(seed, heuristic_kwargs or {})
-    raise ValueError(f"no fixed evaluation opponent called {kind!r}")
+def rotate_in(learner: Any, others: list[Any], seat: int) -> list[Any]:
+    """The seat order of one game: ``learner`` in ``seat``, ``others`` around it in order."""
+    return others[:seat] + [learner] + others[seat:]
 
 
-def evaluate(policy: NumpyPolicy, opponent: str, games: int, num_players: int = 2,
-             seed: int = 0, deterministic: bool = True, env_kwargs: dict[str, Any] | None = None,
-             heuristic_kwargs: dict[str, Any] | None = None) -> EvalResult:
-    """Play ``games`` games of ``policy`` (one seat) against ``opponent`` agents (all others)."""
-    seats = [make_agent(opponent, seed * 100 + k, heuristic_kwargs) for k in range(num_players - 1)]
-    options = dict(env_kwargs or {})
-    options.pop("learner_seat", None)
-    rng = np.random.default_rng(seed)
-    wins = illegal = truncated = 0
+def evaluate(policy: NumpyPolicy, opponent: str, games: int, config: GameConfig,
+             seed: int = 0, deterministic: bool = True) -> EvalResult:
+    """Play ``games`` games of ``policy`` (one seat) against agent spec ``opponent`` (every
+    other seat) under ``config``; game ``g`` seats the learner at ``g % num_players``."""
+    n = config.num_players
+    spec = parse_spec(opponent)
+    learner = NumpyPolicyAgent(policy, seed, deterministic=deterministic, name=LEARNER)
+    others = [spec.build(seed * 100 + k) for k in range(n - 1)]
+    wins = losses = truncated = 0
     vps: list[int] = []
     opp_vps: list[float] = []
     rounds: list[int] = []
     rankings: list[list[int]] = []
-    envs = [SingleAgentEnv(num_players=num_players, learner_seat=s, opponents=seats, **options)
-            for s in range(num_players)]
-    for g in range(games):
-        env = envs[g % num_players]
-        obs, _ = env.reset(seed=seed * 100_003 + g)
-        done = False
-        info: dict[str, Any] = {}
-        while not done:
-            mask = env.action_masks()
-            action = policy.act(obs, mask, None if deterministic else rng, deterministic)
-            obs, _, terminated, truncated_now, info = env.step(action)
-            done = terminated or truncated_now
-        game = env.game
-        seat = env.seat
-        illegal += int(bool(info.get("illegal_action")))
-        truncated += int(game.truncated)
-        wins += int(game.terminated and seat in game.winners())
-        scores = game.scores()
-        vps.append(scores[seat])
-        opp_vps.append(float(np.mean([s for i, s in enumerate(scores) if i != seat])))
-        rounds.append(game.state.round)
-        ranks = competition_ranks(scores)
-        rankings.append([ranks[seat]] + [r for i, r in enumerate(ranks) if i != seat])
-    n = max(games, 1)
-    return EvalResult(opponent, games, wins, wins / n, float(np.mean(vps)) if vps else 0.0,
-                      float(np.mean(opp_vps)) if opp_vps else 0.0,
-                      float(np.mean(rounds)) if rounds else 0.0, truncated / n, illegal, rankings)
+    try:
+        for g in range(games):
+            seat = g % n
+            result = play_game(rotate_in(learner, others, seat), seed=seed * 100_003 + g,
+                               config=config)
+            outcome = result.outcome
+            wins += outcome.won(seat)
+            losses += outcome.terminated and not outcome.won(seat)
+            truncated += outcome.truncated
+            vps.append(outcome.scores[seat])
+            opp_vps.append(float(np.mean([s for i, s in enumerate(outcome.scores) if i != seat])))
+            rounds.append(outcome.rounds)
+            rankings.append([outcome.ranks[seat]]
+                            + [r for i, r in enumerate(outcome.ranks) if i != seat])
+    finally:
+        for agent in others:
+            agent.close()
+    n_games = max(games, 1)
+    return EvalResult(opponent, games, wins, losses, wins / n_games, _mean(vps), _mean(opp_vps),
+                      _mean(rounds), truncated / n_games, rankings)
+
+
+def _mean(values: list[int] | list[float]) -> float:
+    return float(np.mean(values)) if values else 0.0

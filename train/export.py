@@ -5,7 +5,8 @@ The format itself -- :class:`NumpyPolicy`, :func:`save_policy`, :func:`load_poli
 plays it without SB3 or torch; those names are re-exported here so existing importers keep
 working.  This module holds only what needs SB3's model layout:
 
-* :func:`policy_from_sb3` copies the actor of an in-memory model (training, pool snapshots);
+* :func:`policy_from_sb3` copies the actor and the critic (value head) of an in-memory model
+  (training, pool snapshots);
 * :func:`policy_from_sb3_zip` reads a saved ``.zip`` checkpoint *without unpickling it*: the
   tensors come from ``policy.pth`` through ``torch.load(weights_only=True)`` and the
   activation from the human-readable part of the ``data`` JSON; the cloudpickled entries
@@ -52,10 +53,13 @@ __all__ = [
 
 # ---- from an in-memory model ----------------------------------------------------------------
 def policy_from_sb3(model: Any, info: dict[str, Any] | None = None) -> NumpyPolicy:
-    """Copy the actor of a MaskablePPO model (MlpPolicy, flat Box observation) to NumPy.
+    """Copy the actor and the critic of a MaskablePPO model (MlpPolicy, flat Box observation)
+    to NumPy.
 
     The copy records this code's observation-layout fingerprint when saved: the model was
-    trained against the environment of this code.
+    trained against the environment of this code.  The critic rides along so that a replay
+    can show the policy's value estimate (``PolicyAgent.explain``); playing needs only the
+    actor.
     """
     from torch import nn
 
@@ -69,13 +73,21 @@ def policy_from_sb3(model: Any, info: dict[str, Any] | None = None) -> NumpyPoli
     else:
         raise PolicyFileError(f"cannot export activation(s) {sorted(a.__name__ for a in acts)}")
     layers.append(policy.action_net)
-    weights = [m.weight.detach().cpu().numpy().astype(np.float32).copy() for m in layers]
-    biases = [m.bias.detach().cpu().numpy().astype(np.float32).copy() for m in layers]
-    return NumpyPolicy(weights, biases, activation, dict(info or {}))
+    critic = [m for m in policy.mlp_extractor.value_net if isinstance(m, nn.Linear)]
+    critic.append(policy.value_net)
+    return NumpyPolicy(_copies(layers, "weight"), _copies(layers, "bias"), activation,
+                       dict(info or {}), value_weights=_copies(critic, "weight"),
+                       value_biases=_copies(critic, "bias"))
+
+
+def _copies(layers: list[Any], name: str) -> list[np.ndarray]:
+    """float32 NumPy copies of one parameter (``weight`` / ``bias``) of each layer."""
+    return [getattr(m, name).detach().cpu().numpy().astype(np.float32).copy() for m in layers]
 
 
 # ---- from a saved .zip, without unpickling --------------------------------------------------
 _HIDDEN_WEIGHT = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.weight")
+_CRITIC_WEIGHT = re.compile(r"mlp_extractor\.value_net\.(\d+)\.weight")
 # How SB3 describes the activation class in the readable part of ``policy_kwargs``.
 _ACTIVATION_REPRS = {
     "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
@@ -84,7 +96,8 @@ _ACTIVATION_REPRS = {
 
 
 def policy_from_sb3_zip(path: str | Path, info: dict[str, Any] | None = None) -> NumpyPolicy:
-    """The actor of a MaskablePPO ``.zip`` checkpoint, read without running code from it.
+    """The actor (and critic) of a MaskablePPO ``.zip`` checkpoint, read without running code
+    from it.  A checkpoint without the critic's tensors gives a policy without a value head.
 
     Raises:
         PolicyFileError: not a readable checkpoint, or an actor this format cannot hold.
@@ -119,7 +132,15 @@ def policy_from_sb3_zip(path: str | Path, info: dict[str, Any] | None = None) ->
         biases = [_array(state[f"{layer}.bias"]) for layer in layers]
     except (KeyError, TypeError) as exc:
         raise PolicyFileError(f"{name}: no MlpPolicy actor ({exc})") from None
-    return NumpyPolicy(weights, biases, _zip_activation(name, data), dict(info or {}))
+    policy = NumpyPolicy(weights, biases, _zip_activation(name, data), dict(info or {}))
+    critic = sorted(int(m.group(1)) for key in state if (m := _CRITIC_WEIGHT.fullmatch(key)))
+    critic_layers = [f"mlp_extractor.value_net.{i}" for i in critic] + ["value_net"]
+    try:
+        policy.value_weights = [_array(state[f"{layer}.weight"]) for layer in critic_layers]
+        policy.value_biases = [_array(state[f"{layer}.bias"]) for layer in critic_layers]
+    except (KeyError, TypeError):
+        policy.value_weights = policy.value_biases = None  # no critic: actor only, as before
+    return policy
 
 
 def _array(tensor: Any) -> np.ndarray:

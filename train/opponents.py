@@ -1,10 +1,12 @@
-"""Opponents for self-play: frozen learner snapshots and the pool description.
+"""Opponents for self-play: policy agents for frozen snapshots, and the pool description.
 
 The environments never see the pool itself.  The main process sends every environment a
-:class:`PoolSpec` (plain data: kinds, weights and snapshot file paths), which works the same in
-one process (``DummyVecEnv``) and in worker processes (``SubprocVecEnv``); each environment
-then draws its opponents from the spec at the start of every game (see
-:class:`train.envs.TrainingEnv`).
+:class:`PoolSpec` (plain data: opponent keys, weights and snapshot file paths), which works the
+same in one process (``DummyVecEnv``) and in worker processes (``SubprocVecEnv``); each
+environment then draws its opponents from the spec at the start of every game (see
+:class:`train.envs.TrainingEnv`).  An opponent key is ``snapshot`` or an agent spec of
+:mod:`zavandor_env.agents.registry` (``heuristic``, ``mcts:iterations=16``...), so a new agent
+needs no change here.
 """
 
 from __future__ import annotations
@@ -16,27 +18,32 @@ from typing import Any
 
 import numpy as np
 
-from zavandor_env.agents.base import Agent
+from zavandor_env.agents.policy_file import NumpyPolicy, load_policy
+from zavandor_env.engine.agent import Agent
+from zavandor_env.engine.view import PlayerView
 
-from .export import NumpyPolicy, load_policy
+from .config import SNAPSHOT
 
 
-class SnapshotAgent(Agent):
-    """Plays a weights-only policy file with NumPy on the CPU, always within the mask.
+class NumpyPolicyAgent(Agent):
+    """Plays a weights-only policy with NumPy on the CPU, always within the mask: a pool
+    snapshot in training, the learner itself in evaluation.
 
     Args:
-        policy: the network (see :mod:`train.export`).
+        policy: the network (see :mod:`zavandor_env.agents.policy_file`).
+        seed: seeds sampling (reseeded by :meth:`reset` when given a seed).
         deterministic: take the most probable legal action instead of sampling one.
+        name: the label in results.
     """
 
     needs_observation = True
-    name = "snapshot"
 
     def __init__(self, policy: NumpyPolicy, seed: int | None = None,
-                 deterministic: bool = False) -> None:
+                 deterministic: bool = False, name: str = SNAPSHOT) -> None:
         super().__init__(seed)
         self.policy = policy
         self.deterministic = deterministic
+        self.name = name
         self.np_rng = np.random.default_rng(seed)
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
@@ -44,10 +51,10 @@ class SnapshotAgent(Agent):
         if seed is not None:
             self.np_rng = np.random.default_rng(seed)
 
-    def act(self, observation: dict[str, Any] | None, view: Any,
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
             legal_actions: Sequence[int]) -> int:
         if observation is None:
-            raise ValueError("SnapshotAgent needs the encoded observation")
+            raise ValueError("NumpyPolicyAgent needs the encoded observation")
         return self.policy.act(observation["observation"], observation["action_mask"],
                                None if self.deterministic else self.np_rng, self.deterministic)
 
@@ -67,37 +74,27 @@ def cached_policy(path: str) -> NumpyPolicy:
 
 @dataclass
 class PoolSpec:
-    """What an opponent seat may be this episode (plain data, cheap to send to workers).
+    """Who an opponent seat may be this episode (plain data, cheap to send to workers).
 
     Attributes:
-        weights: probability weight per kind (``snapshot``, ``random``, ``heuristic``).
+        weights: probability weight per opponent key (``snapshot`` or an agent spec).
         snapshots: ``(label, file)`` of every snapshot in the pool, oldest first.
         latest_share: chance that a drawn snapshot is the newest one.
-        heuristic_kwargs: keyword arguments of ``agents.HeuristicAgent``.
     """
 
     weights: dict[str, float]
     snapshots: list[tuple[str, str]] = field(default_factory=list)
     latest_share: float = 0.5
-    heuristic_kwargs: dict[str, Any] = field(default_factory=dict)
 
-    def draw_kind(self, rng: random.Random) -> str:
-        """A kind by weight; ``snapshot`` is left out while the pool holds none."""
-        kinds = [k for k, w in self.weights.items() if w > 0 and (k != "snapshot" or self.snapshots)]
-        if not kinds:  # only snapshots weighted, none yet: play random until the first one
+    def draw_opponent(self, rng: random.Random) -> str:
+        """An opponent key by weight; ``snapshot`` is left out while the pool holds none."""
+        keys = [k for k, w in self.weights.items()
+                if w > 0 and (k != SNAPSHOT or self.snapshots)]
+        if not keys:  # only snapshots weighted, none yet: play random until the first one
             return "random"
-        return rng.choices(kinds, weights=[self.weights[k] for k in kinds])[0]
+        return rng.choices(keys, weights=[self.weights[k] for k in keys])[0]
 
     def draw_snapshot(self, rng: random.Random) -> tuple[str, str]:
         if len(self.snapshots) == 1 or rng.random() < self.latest_share:
             return self.snapshots[-1]
         return rng.choice(self.snapshots[:-1])
-
-
-def make_heuristic(seed: int | None, kwargs: dict[str, Any]) -> Agent:
-    try:
-        from zavandor_env.agents.heuristic import HeuristicAgent
-    except ImportError as exc:
-        raise RuntimeError("agents.HeuristicAgent is not available; give the 'heuristic' "
-                           "opponent weight 0") from exc
-    return HeuristicAgent(seed=seed, **kwargs)

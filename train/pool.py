@@ -1,8 +1,8 @@
-"""The opponent pool of a run: frozen learner snapshots on disk plus the fixed opponent kinds.
+"""The opponent pool of a run: frozen learner snapshots on disk plus the weighted agent specs.
 
-Snapshots are weights-only files (:mod:`train.export`) under ``<run>/pool/``; the pool itself is
-plain data (labels and file names) saved with every checkpoint, so ``--resume`` restores the
-exact pool the learner was training against.
+Snapshots are weights-only files (:mod:`zavandor_env.agents.policy_file`) under
+``<run>/pool/``; the pool itself is plain data (labels and file names) saved with every
+checkpoint, so ``--resume`` restores the exact pool the learner was training against.
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from zavandor_env.agents.policy_file import save_policy
+
 from .config import TrainConfig
-from .export import policy_from_sb3, save_policy
+from .export import policy_from_sb3
 from .opponents import PoolSpec
 
 
@@ -20,7 +22,8 @@ def snapshot_label(step: int) -> str:
 
 
 class OpponentPool:
-    """Snapshots (oldest first, at most ``cfg.pool_size``) and the draw weights."""
+    """Snapshots (oldest first, at most ``cfg.pool_size``) and the draw weights (per
+    ``snapshot`` or agent spec)."""
 
     def __init__(self, directory: Path, cfg: TrainConfig) -> None:
         self.directory = directory
@@ -33,7 +36,6 @@ class OpponentPool:
             weights=dict(self.cfg.opponent_weights),
             snapshots=[(label, str(self.directory / name)) for label, name in self.snapshots],
             latest_share=self.cfg.latest_snapshot_share,
-            heuristic_kwargs=dict(self.cfg.heuristic_kwargs),
         )
 
     def add(self, model: Any, step: int) -> str:
@@ -45,10 +47,11 @@ class OpponentPool:
         del self.snapshots[: max(0, len(self.snapshots) - self.cfg.pool_size)]
         return label
 
-    def prune_files(self) -> None:
-        """Delete snapshot files no longer in the pool (called after a checkpoint is saved,
-        so the previous checkpoint's pool never points at a deleted file)."""
-        keep = {name for _, name in self.snapshots}
+    def prune_files(self, also_keep: set[str] | None = None) -> None:
+        """Delete snapshot files that neither the pool nor ``also_keep`` (the files the kept
+        checkpoints refer to) names; called after a checkpoint is saved, so no kept
+        checkpoint's pool ever points at a deleted file."""
+        keep = {name for _, name in self.snapshots} | set(also_keep or ())
         for path in self.directory.glob("snap_*.npz"):
             if path.name not in keep:
                 path.unlink(missing_ok=True)

@@ -1,11 +1,12 @@
 """Publish a trained run as a small, weights-only checkpoint folder with its figures.
 
-    python -m zavandor_env.train.publish runs/selfplay_2p__1__<time> --out train/checkpoints/selfplay_2p
+    python -m zavandor_env.train.publish RUN_DIR --out train/checkpoints/selfplay_2p
 
 writes ``policy.npz`` (weights only, loads with ``agents.PolicyAgent`` without unpickling),
 ``config.yaml`` (the run's config) and ``eval.json``: win rates with 95% Wilson intervals,
-mean VP and rounds over ``--games`` fresh evaluation games per opponent, for both the sampled
-and the greedy policy.  Nothing from the SB3 ``.zip`` (pickled objects) is copied.
+mean VP, rounds and the share of cut-off games over ``--games`` fresh evaluation games per
+opponent of the config's ``eval_opponents``, for both the sampled and the greedy policy.
+Nothing from the SB3 ``.zip`` (pickled objects) is copied.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from zavandor_env.agents.policy_file import load_policy
 from zavandor_env.agents.stats import wilson_interval
-
-from .export import load_policy
 
 
 def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> dict[str, Any]:
@@ -35,12 +35,10 @@ def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> di
     shutil.copyfile(run_dir / "config.yaml", out / "config.yaml")
     figures: dict[str, Any] = {"run": run_dir.name, "step": policy.info.get("step"),
                                "games_per_row": games, "seed": seed, "results": []}
-    from .envs import env_options
-
     for deterministic in (False, True):
-        for opponent in ("random", "heuristic"):
-            r = evaluate(policy, opponent, games, cfg.num_players, seed=seed,
-                         deterministic=deterministic, env_kwargs=env_options(cfg))
+        for opponent in cfg.eval_opponents:
+            r = evaluate(policy, opponent, games, cfg.game_config(), seed=seed,
+                         deterministic=deterministic)
             low, high = wilson_interval(r.wins, r.games)
             row = {"policy": "greedy" if deterministic else "sampled", **r.to_dict(),
                    "winrate_ci95": [round(low, 4), round(high, 4)]}
@@ -53,7 +51,8 @@ def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> di
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m zavandor_env.train.publish", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m zavandor_env.train.publish",
+                                     description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, required=True)

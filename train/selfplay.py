@@ -6,21 +6,23 @@ Run layout (``<runs_dir>/<name>__<seed>__<time>/``)::
     events.out.tfevents.*        TensorBoard: SB3's scalars + ours (see callbacks.py)
     pool/snap_<step>.npz         frozen learner snapshots (weights-only)
     checkpoints/step_<N>/        model.zip (SB3: weights + optimizer) and state.json
-                                 (step, pool, rating, totals); only the newest is kept
+                                 (step, pool, rating, totals); the newest two are kept
     checkpoints/LATEST           name of the newest complete checkpoint (written last)
     policy.npz                   weights-only export of the newest checkpoint (agents.PolicyAgent)
     eval.json                    the newest evaluation figures
 
-A checkpoint is complete only once ``LATEST`` names it, so a run killed while saving resumes
-from the previous one: at most one checkpoint interval is lost.
+Checkpoints are written so that a kill at any moment loses at most one checkpoint interval,
+and ``--resume`` loads only tensors and JSON, never pickled objects (see
+:mod:`train.checkpointing`).  Ctrl-C saves a checkpoint when the model is between two updates
+and raises :class:`TrainingInterrupted`, whose message says how to resume.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
+import shlex
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,9 +30,43 @@ from typing import Any
 
 import numpy as np
 
+from .checkpointing import (
+    Checkpoint,
+    CheckpointError,
+    CheckpointWriter,
+    find_resumable,
+    latest_checkpoint,
+    obs_fingerprint,
+    write_text_atomic,
+)
 from .config import TrainConfig, load_config
 
-LATEST = "LATEST"
+__all__ = ["TrainingInterrupted", "latest_checkpoint", "load_run_config", "train"]
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; ``str()`` is one line saying what was kept and how to resume.
+
+    Attributes:
+        run_dir: the run folder.
+        saved_step: the step of the checkpoint written on the interrupt, or None.
+        resumable: whether the run folder holds a checkpoint to resume from.
+    """
+
+    def __init__(self, run_dir: Path, saved_step: int | None, resumable: bool,
+                 step: int) -> None:
+        self.run_dir = run_dir
+        self.saved_step = saved_step
+        self.resumable = resumable
+        resume = f"zavandor train --resume {shlex.quote(str(run_dir))}"
+        if saved_step is not None:
+            text = f"interrupted at step {step}: checkpoint saved; continue with: {resume}"
+        elif resumable:
+            text = (f"interrupted at step {step} during a policy update (not saved); the last "
+                    f"checkpoint is kept; continue with: {resume}")
+        else:
+            text = f"interrupted at step {step} before any checkpoint: nothing to resume"
+        super().__init__(text)
 
 
 # ---- run directory ----------------------------------------------------------------------------
@@ -46,28 +82,17 @@ def new_run_dir(cfg: TrainConfig) -> Path:
     return run_dir
 
 
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    pointer = run_dir / "checkpoints" / LATEST
-    if not pointer.is_file():
-        return None
-    path = run_dir / "checkpoints" / pointer.read_text().strip()
-    return path if (path / "model.zip").is_file() and (path / "state.json").is_file() else None
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def load_run_config(run_dir: Path, overrides: list[str] | None = None) -> TrainConfig:
     """The config a run was started with (plus ``key=value`` overrides, e.g. a longer
     ``total_timesteps``)."""
-    path = run_dir / "config.yaml"
+    path = Path(run_dir) / "config.yaml"
     if not path.is_file():
         raise FileNotFoundError(f"{str(run_dir)!r} is not a run folder (no config.yaml)")
-    cfg = load_config(path, overrides)
-    return cfg
+    return load_config(path, overrides)
+
+
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 # ---- model ------------------------------------------------------------------------------------
@@ -92,7 +117,8 @@ def make_vec_env(cfg: TrainConfig, spec: Any, start_step: int = 0) -> Any:
     return VecMonitor(vec)  # SB3's rollout/ep_rew_mean and ep_len_mean
 
 
-def make_model(cfg: TrainConfig, venv: Any) -> Any:
+def make_model(cfg: TrainConfig, venv: Any, seed: int | None = None) -> Any:
+    """A fresh MaskablePPO built from the config alone (``seed`` default: ``cfg.seed``)."""
     from sb3_contrib import MaskablePPO
     from torch import nn
 
@@ -113,93 +139,142 @@ def make_model(cfg: TrainConfig, venv: Any) -> Any:
         target_kl=cfg.target_kl,
         policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
                        "activation_fn": activation},
-        seed=cfg.seed,
+        seed=cfg.seed if seed is None else seed,
         device="cpu",
         verbose=0,
     )
 
 
+def restore_model(model: Any, checkpoint: Checkpoint) -> None:
+    """Load a checkpoint's tensors and counters into a model built from the run's config."""
+    try:
+        model.set_parameters(checkpoint.params, exact_match=True, device="cpu")
+    except (RuntimeError, ValueError, KeyError) as exc:
+        detail = " ".join(str(exc).split())[:300]
+        raise CheckpointError(
+            f"checkpoint {checkpoint.path.name} does not fit the run's config (were net_arch or "
+            f"activation changed with --set?): {detail}") from None
+    model.num_timesteps = checkpoint.step
+    model._n_updates = int(checkpoint.state.get("n_updates", 0))
+
+
+def _close_quietly(close: Callable[[], Any]) -> None:
+    """Close a resource on the way out; after Ctrl-C worker processes may already be gone."""
+    try:
+        close()
+    except (OSError, EOFError, KeyboardInterrupt):
+        pass
+
+
+def _start_or_resume(cfg: TrainConfig | None, resume: str | Path | None,
+                     overrides: list[str] | None, warn: Callable[[str], None],
+                     ) -> tuple[TrainConfig, Path, Checkpoint | None]:
+    """The config, the run folder and the checkpoint to continue from (None: a new run)."""
+    if resume is not None:
+        run_dir = Path(resume)
+        cfg = load_run_config(run_dir, overrides)
+        return cfg, run_dir, find_resumable(run_dir, warn)
+    if cfg is None:
+        cfg = load_config()
+    run_dir = new_run_dir(cfg)
+    write_text_atomic(run_dir / "config.yaml", cfg.to_yaml())
+    return cfg, run_dir, None
+
+
 # ---- the run ----------------------------------------------------------------------------------
 def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
-          overrides: list[str] | None = None) -> Path:
+          overrides: list[str] | None = None,
+          warn: Callable[[str], None] = _warn) -> Path:
     """Train (or continue training) and return the run folder.
 
     Args:
         cfg: the config of a new run (ignored when resuming).
-        resume: a run folder to continue from its newest checkpoint.
+        resume: a run folder to continue from its newest intact checkpoint.
         overrides: ``key=value`` changes applied to the resumed run's config.
+        warn: receives one line per broken checkpoint skipped when resuming.
+
+    Raises:
+        TrainConfigError: a bad config or override.
+        CheckpointError: no intact checkpoint to resume from, or one that does not fit.
+        TrainingInterrupted: Ctrl-C (a checkpoint is saved first when that is safe).
     """
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import TensorBoardOutputFormat, configure
 
+    from zavandor_env.agents.policy_file import save_policy
+
     from .callbacks import SelfPlayCallback
-    from .export import policy_from_sb3, save_policy
+    from .export import policy_from_sb3
     from .pool import OpponentPool
     from .rating import PoolRating
 
-    state: dict[str, Any] = {}
-    if resume is not None:
-        run_dir = Path(resume)
-        cfg = load_run_config(run_dir, overrides)
-        checkpoint = latest_checkpoint(run_dir)
-        if checkpoint is None:
-            raise FileNotFoundError(f"{str(run_dir)!r} has no complete checkpoint to resume from")
-        state = json.loads((checkpoint / "state.json").read_text())
-    else:
-        if cfg is None:
-            cfg = load_config()
-        run_dir = new_run_dir(cfg)
-        _write_atomic(run_dir / "config.yaml", cfg.to_yaml())
-        checkpoint = None
+    cfg, run_dir, checkpoint = _start_or_resume(cfg, resume, overrides, warn)
+    state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
+    start_step = int(state.get("step", 0))
 
-    _seed_everything(cfg.seed + int(state.get("step", 0)), cfg.torch_threads)
+    _seed_everything(cfg.seed + start_step, cfg.torch_threads)
     pool = OpponentPool(run_dir / "pool", cfg)
     rating = PoolRating()
     totals: dict[str, Any] = {"illegal_actions": 0}
-    if state:
+    if checkpoint is not None:
         pool.load_state_dict(state["pool"])
         rating.load_state_dict(state["rating"])
         totals.update(state.get("totals", {}))
 
-    venv = make_vec_env(cfg, pool.spec(), int(state.get("step", 0)))
+    venv = make_vec_env(cfg, pool.spec(), start_step)
+    model = make_model(cfg, venv, seed=cfg.seed + start_step)
     if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint / "model.zip", env=venv, device="cpu")
-    else:
-        model = make_model(cfg, venv)
+        try:
+            restore_model(model, checkpoint)
+        except CheckpointError:
+            _close_quietly(venv.close)
+            raise
     logger = configure(str(run_dir), ["tensorboard"])
     model.set_logger(logger)
     writer = next(f.writer for f in logger.output_formats
                   if isinstance(f, TensorBoardOutputFormat))
     if checkpoint is None:
         writer.add_text("config", cfg.to_markdown(), 0)
+    checkpoints = CheckpointWriter(run_dir, checkpoint)
 
     def save_checkpoint(step: int) -> None:
-        folder = run_dir / "checkpoints" / f"step_{step:09d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        model.save(folder / "model.zip")
-        payload = {"step": step, "pool": pool.state_dict(), "rating": rating.state_dict(),
-                   "totals": totals}
-        _write_atomic(folder / "state.json", json.dumps(payload))
+        payload = {"n_updates": int(model._n_updates), "pool": pool.state_dict(),
+                   "rating": rating.state_dict(), "totals": totals,
+                   "obs_fingerprint": obs_fingerprint()}
+        checkpoints.write(step, model.save, payload)
         figures = {"step": step, "illegal_actions": totals["illegal_actions"],
                    "eval": {k: r.to_dict() for k, r in callback.last_eval.items()}}
         save_policy(policy_from_sb3(model, {**figures, "config": cfg.to_dict()}),
                     run_dir / "policy.npz")
-        _write_atomic(run_dir / "eval.json", json.dumps(figures, indent=2))
-        _write_atomic(run_dir / "checkpoints" / LATEST, folder.name)
-        for old in (run_dir / "checkpoints").glob("step_*"):
-            if old != folder:
-                shutil.rmtree(old, ignore_errors=True)
-        pool.prune_files()
+        write_text_atomic(run_dir / "eval.json", json.dumps(figures, indent=2))
+        pool.prune_files(checkpoints.kept_snapshot_files)
 
     start = int(model.num_timesteps)
     callback = SelfPlayCallback(cfg, pool, rating, save_checkpoint, totals, start_step=start)
-    remaining = cfg.total_timesteps - start
-    if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=False)
-    step = int(model.num_timesteps)
-    callback.init_callback(model)  # (again, for a resumed run that had nothing left to do)
-    callback.periodic(step, final=True)
-    writer.flush()
-    logger.close()
-    venv.close()
+    try:
+        remaining = cfg.total_timesteps - start
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=False)
+        callback.updating = False
+        callback.init_callback(model)  # (again, for a resumed run that had nothing left to do)
+        callback.periodic(int(model.num_timesteps), final=True)
+    except KeyboardInterrupt:
+        raise _interrupted(run_dir, int(model.num_timesteps), callback.updating,
+                           save_checkpoint) from None
+    finally:
+        _close_quietly(writer.flush)
+        _close_quietly(logger.close)
+        _close_quietly(venv.close)
     return run_dir
+
+
+def _interrupted(run_dir: Path, step: int, updating: bool,
+                 save_checkpoint: Callable[[int], None]) -> TrainingInterrupted:
+    """Save on Ctrl-C when the weights are between two updates; say how to resume."""
+    saved = None
+    if not updating:
+        try:
+            save_checkpoint(step)
+            saved = step
+        except KeyboardInterrupt:  # a second Ctrl-C: keep the last complete checkpoint
+            pass
+    return TrainingInterrupted(run_dir, saved, latest_checkpoint(run_dir) is not None, step)

@@ -3,7 +3,8 @@
 Exports (loaded lazily, so ``import zavandor_env.engine`` never imports PettingZoo, Gymnasium
 or torch): :func:`env` and :class:`raw_env` (PettingZoo AEC ``zavandor_v0``, also reachable in
 PettingZoo's own convention as ``from zavandor_env import zavandor_v0; zavandor_v0.env()``) and
-:class:`SingleAgentEnv` (Gymnasium, registered as ``Zavandor-v0``).
+:class:`SingleAgentEnv` (Gymnasium; ``gymnasium.make("Zavandor-v0")`` builds one against
+rule-based opponents, see :func:`register_gymnasium`).
 
 Subpackages: ``engine`` (the rules), ``envs`` (PettingZoo / Gymnasium), ``agents`` (players and
 the tournament), ``train`` (self-play training).  The environment subpackage is ``envs``, not
@@ -38,12 +39,17 @@ def __getattr__(name: str) -> Any:
 
 
 def register_gymnasium() -> None:
-    """Register ``Zavandor-v0`` with Gymnasium (idempotent).  The entry point is a string, so
-    the adapter (and PettingZoo) is imported only when ``gymnasium.make`` is called."""
+    """Register ``Zavandor-v0`` with Gymnasium (idempotent).
+
+    The entry point is :func:`zavandor_env.agents.gym_env.make_env`: a 2-player game against
+    rule-based ``"novice"`` opponents that finish their games (``SingleAgentEnv`` itself
+    defaults to random opponents, which the Curse of the 9 Sages eliminates in the first
+    round).  It is a string, so the adapter (and PettingZoo) is imported only when
+    ``gymnasium.make`` is called."""
     from gymnasium.envs.registration import register, registry
 
     if GYM_ID not in registry:
-        register(id=GYM_ID, entry_point="zavandor_env.envs.single_agent:SingleAgentEnv")
+        register(id=GYM_ID, entry_point="zavandor_env.agents.gym_env:make_env")
 
 
 class _RegisterWhenGymnasiumLoads:

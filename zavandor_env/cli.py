@@ -1,4 +1,4 @@
-"""The ``zavandor`` command: play / train / eval / bench / replay.
+"""The ``zavandor`` command: play / serve / train / eval / bench / replay.
 
 Errors a user can make (a bad value, a missing file, an unknown agent) end with one line on
 stderr and exit code 2, never a traceback; Ctrl-C ends with one line and exit code 130.
@@ -306,6 +306,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         final = Game.from_replay_record(record)  # validates the whole file before showing it
     except (OSError, ValueError, ReplayError) as exc:  # JSONDecodeError is a ValueError
         return _fail("replay", f"cannot read {args.file}: {exc}")
+    if args.html:
+        return _replay_html(args, record)
     game = Game.new(final.config, final.seed)
     names = record.get("agents") if isinstance(record.get("agents"), list) else None
     step_mode = args.step and sys.stdin.isatty()
@@ -323,6 +325,49 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     outcome = game_outcome(game).describe()
     print(f"Final VP: {game.scores()}; {outcome}" if game.is_over
           else f"Saved before the end: {outcome}")
+    return 0
+
+
+def _replay_html(args: argparse.Namespace, record: dict[str, Any]) -> int:
+    """``zavandor replay FILE --html OUT``: the browser viewer, one offline page."""
+    from zavandor_env.web.viewer import render_html
+
+    try:
+        _check_writable_file(args.html)
+    except UsageError as exc:
+        return _fail("replay", exc)
+    page = render_html(record, title=f"Zavandor replay: {Path(args.file).name}")
+    try:
+        Path(args.html).write_text(page, encoding="utf-8")
+    except OSError as exc:
+        return _fail("replay", f"cannot write {args.html}: {exc.strerror or exc}")
+    print(f"wrote {args.html} ({len(record['actions'])} decisions, "
+          f"{len(page.encode()) / 1e6:.1f} MB); open it in a browser (works offline)")
+    return 0
+
+
+# ---- serve ------------------------------------------------------------------------------
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from zavandor_env.web.server import AppServer, Table
+
+    try:
+        table = Table(args.agents, seat=args.seat, seed=args.seed)
+    except ValueError as exc:  # a bad agent spec, seat or player count
+        return _fail("serve", exc)
+    try:
+        server = AppServer(table, host=args.host, port=args.port, verbose=args.verbose)
+    except OSError as exc:  # port taken, address not local...
+        return _fail("serve", f"cannot listen on {args.host}:{args.port}: "
+                     f"{exc.strerror or exc}")
+    with server:
+        if args.host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"note: --host {args.host} lets other machines reach this game")
+        print(f"Zavandor at {server.url} (you are player_{args.seat} against "
+              f"{', '.join(args.agents)}); Ctrl-C stops", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            print("\nzavandor serve: stopped")
     return 0
 
 
@@ -404,7 +449,27 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--every-decision", action="store_true",
                         help="print the table before every decision")
     replay.add_argument("--step", action="store_true", help="wait for Enter after each decision")
+    replay.add_argument("--html", metavar="OUT", help="write a self-contained page instead "
+                        "(board at every decision, controls, action log, VP chart, the "
+                        "policy's view when recorded) to open offline in a browser")
     replay.set_defaults(func=_cmd_replay)
+
+    serve = sub.add_parser(
+        "serve", help="play against agents in the browser (a local web app)",
+        description="Serves one game at a time to a browser: the table from your seat, your "
+        "legal actions as buttons, every won auction with its price, a new-game button and "
+        "the replay as a download.  Listens on 127.0.0.1 only unless --host says otherwise.")
+    serve.add_argument("--agents", nargs="+", default=["heuristic"], metavar="SPEC",
+                       help="opponent agents, 1 to 5 (default: one heuristic)")
+    serve.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
+    serve.add_argument("--seed", type=NON_NEGATIVE, default=None,
+                       help="the first game's deal seed (default: random)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on "
+                       "(default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=_int_range(0, 65535), default=8765,
+                       help="port (default 8765; 0: any free port)")
+    serve.add_argument("--verbose", action="store_true", help="log every request")
+    serve.set_defaults(func=_cmd_serve)
 
     from zavandor_env.train.cli import add_arguments as add_train_arguments  # argparse only: light
 

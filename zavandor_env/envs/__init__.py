@@ -1,5 +1,10 @@
 """The RL layer: PettingZoo AEC environment ``zavandor_v0``, the Gymnasium single-agent adapter
-``SingleAgentEnv`` (registered as ``Zavandor-v0``), the observation layout and the benchmark.
+``SingleAgentEnv``, the reward settings (``RewardConfig``), the observation layout and the
+benchmark.
+
+``SingleAgentEnv`` plays uniformly random opponents by default; the registered Gymnasium id
+``Zavandor-v0`` builds one against rule-based opponents through the agents layer
+(``zavandor_env.agents.gym_env.make_env``), which this package never imports.
 
 Importing this package imports PettingZoo and Gymnasium; ``import zavandor_env.engine`` does not.
 """
@@ -9,6 +14,7 @@ from __future__ import annotations
 from .. import GYM_ID, register_gymnasium
 from .aec import ENV_NAME, env, raw_env
 from .observation import OBS_SIZE, SLICES, ObservationEncoder, decode
+from .rewards import RewardConfig
 from .single_agent import SingleAgentEnv
 
 register_gymnasium()
@@ -19,6 +25,7 @@ __all__ = [
     "OBS_SIZE",
     "SLICES",
     "ObservationEncoder",
+    "RewardConfig",
     "SingleAgentEnv",
     "decode",
     "env",

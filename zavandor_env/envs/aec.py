@@ -11,13 +11,22 @@ selling gems to cover the price, and each Mirror/Cloak victim choosing the gem i
 
 ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[67]}``; the mask
 is all zeros for an agent that is not selected.  ``infos[agent]["action_mask"]`` holds the same
-mask.  The layout is in ``docs/observation.md``; rewards are documented in
-:mod:`zavandor_env.envs.rewards`.
+mask.  The layout is in ``docs/observation.md``.
+
+Rewards (all settings in :class:`~zavandor_env.envs.rewards.RewardConfig`): a game that ends by
+the rules pays each seat its terminal reward (``reward`` scheme, default ``"win"``: +1 to the
+winner, -1 to the loser in 2-player games) computed from the game's
+:class:`~zavandor_env.engine.outcome.Outcome`, which also appears as ``infos[agent]["outcome"]``
+once the game is over.  A game cut off by a safety limit (``max_rounds``, ``max_decisions``) has
+no winner: it ends every agent with ``truncations`` true and pays each ``truncation_reward``
+(default -1).  Shaping, off by default: ``vp_delta`` per VP gained and ``step_reward`` per
+own decision.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -28,25 +37,41 @@ from pettingzoo.utils import wrappers
 
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
+from ..engine.outcome import game_outcome
 from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
-from .render import render_text
-from .rewards import REWARD_SCHEMES, terminal_rewards
+from .render import RENDER_MODES, check_render_mode, render
+from .rewards import RewardConfig
 
 ENV_NAME = "zavandor_v0"
-RENDER_MODES = ("ansi", "human")
 
 
 def env(num_players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
     """The ``zavandor_v0`` AEC environment with PettingZoo's standard wrappers.
 
-    ``options`` are :class:`raw_env` options (``reward``, ``vp_delta``, ``score_truncated``)
-    and :class:`~zavandor_env.engine.GameConfig` rule options (e.g. ``max_rounds``).
+    ``options`` are the reward options of :class:`~zavandor_env.envs.rewards.RewardConfig`
+    (``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward``, ``illegal_reward``) and
+    :class:`~zavandor_env.engine.GameConfig` rule options (e.g. ``max_rounds``).  An illegal
+    action ends the game with ``illegal_reward`` (default -1) for the offender.
     """
-    wrapped: AECEnv = raw_env(num_players=num_players, render_mode=render_mode, **options)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    raw = raw_env(num_players=num_players, render_mode=render_mode, **options)
+    wrapped: AECEnv = wrappers.TerminateIllegalWrapper(
+        raw, illegal_reward=raw.reward_config.illegal_reward
+    )
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
     return wrapped
+
+
+def _check_option_names(rule_options: dict[str, Any]) -> None:
+    """Refuse a misspelt option in one line naming every option there is."""
+    if "score_truncated" in rule_options:
+        raise ValueError("score_truncated was removed: a truncated game has no winner and "
+                         "pays truncation_reward to every seat")
+    rules = sorted(f.name for f in fields(GameConfig) if f.name != "num_players")
+    unknown = sorted(set(rule_options) - set(rules))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; reward options: "
+                         f"{list(RewardConfig.names())}; rule options: {rules}")
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
@@ -54,12 +79,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
 
     Args:
         num_players: 2 to 6.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"``
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"rgb_array"`` (an
+            H x W x 3 uint8 picture) or ``"human"``
             (``render()`` prints a coloured table to the terminal).
-        reward: terminal reward scheme, ``"win"`` (default), ``"rank"`` or ``"vp_margin"``.
-        vp_delta: VP-change shaping coefficient (default 0: off).
-        score_truncated: give terminal rewards also when ``max_rounds`` cuts a game off.
+        reward: terminal reward scheme of a game that ends by the rules: ``"win"``
+            (default), ``"rank"`` or ``"vp_margin"``.
+        vp_delta: reward per VP gained (default 0).
+        step_reward: reward for each of a seat's own decisions (default 0).
+        truncation_reward: what every seat receives when a safety limit cuts the game off
+            (default -1: no winner, no better than a loss).
+        illegal_reward: used by :func:`env`'s illegal-action wrapper (default -1); the raw
+            environment itself raises on an illegal action.
         **rule_options: :class:`~zavandor_env.engine.GameConfig` fields.
+
+    The reward settings are validated together as :attr:`reward_config`
+    (:class:`~zavandor_env.envs.rewards.RewardConfig`, which documents why each default).
     """
 
     metadata = {
@@ -73,27 +107,26 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self,
         num_players: int = 2,
         render_mode: str | None = None,
-        reward: str = "win",
-        vp_delta: float = 0.0,
-        score_truncated: bool = False,
+        reward: str = RewardConfig.reward,
+        vp_delta: float = RewardConfig.vp_delta,
+        step_reward: float = RewardConfig.step_reward,
+        truncation_reward: float = RewardConfig.truncation_reward,
+        illegal_reward: float = RewardConfig.illegal_reward,
         **rule_options: Any,
     ) -> None:
         EzPickle.__init__(
-            self, num_players, render_mode, reward, vp_delta, score_truncated, **rule_options
+            self, num_players, render_mode, reward, vp_delta, step_reward, truncation_reward,
+            illegal_reward, **rule_options,
         )
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, "
-                             f"got {render_mode!r}")
-        if reward not in REWARD_SCHEMES:
-            raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
-        if isinstance(vp_delta, bool) or not isinstance(vp_delta, (int, float)):
-            raise ValueError(f"vp_delta must be a number, got {vp_delta!r}")
+        check_render_mode(render_mode)
+        _check_option_names(rule_options)
+        self.reward_config = RewardConfig(
+            reward=reward, vp_delta=vp_delta, step_reward=step_reward,
+            truncation_reward=truncation_reward, illegal_reward=illegal_reward,
+        )
         self.config = GameConfig(num_players=num_players, **rule_options)
         self.render_mode = render_mode
-        self.reward_scheme = reward
-        self.vp_delta = float(vp_delta)
-        self.score_truncated = bool(score_truncated)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
@@ -145,8 +178,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {"action_mask": np.zeros(NUM_ACTIONS, np.int8)}
-                      for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {
+            agent: {"action_mask": np.zeros(NUM_ACTIONS, np.int8)} for agent in self.agents
+        }
         self._vp = self.game.scores()
         self._rewards_set = False
         self._skip_agent_selection = None
@@ -187,7 +221,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             self._clear_rewards()
             self._rewards_set = False
         self._cumulative_rewards[agent] = 0.0
-        if self.vp_delta:
+        step_reward = self.reward_config.step_reward
+        if step_reward:
+            self.rewards[agent] += step_reward
+            self._rewards_set = True
+        if self.reward_config.vp_delta:
             self._shape()
         if game.is_over:
             self._finish()
@@ -201,41 +239,32 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
     def _shape(self) -> None:
         scores = self.game.scores()
         if scores != self._vp:
-            coef = self.vp_delta
+            coef = self.reward_config.vp_delta
             for agent, new, old in zip(self.possible_agents, scores, self._vp):
-                self.rewards[agent] = coef * (new - old)
+                self.rewards[agent] += coef * (new - old)
             self._vp = scores
             self._rewards_set = True
 
     def _finish(self) -> None:
+        """Pay every seat its final reward (terminal, or ``truncation_reward``) and end."""
         game = self.game
-        state = game.state
-        if game.terminated or self.score_truncated:
-            alive = [not p.eliminated for p in state.players]
-            final = terminal_rewards(self.reward_scheme, game.scores(), alive)
-            for agent, value in zip(self.possible_agents, final):
-                self.rewards[agent] += value
-            self._rewards_set = True
+        outcome = game_outcome(game)
+        final = self.reward_config.final_rewards(outcome)
+        for agent, value in zip(self.possible_agents, final):
+            self.rewards[agent] += value
+        self._rewards_set = True
         done = self.terminations if game.terminated else self.truncations
         for agent in self.agents:
             done[agent] = True
             self.infos[agent]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
+            self.infos[agent]["outcome"] = outcome
         self._deads_step_first()
 
     # ---- rendering ------------------------------------------------------------------------
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
-                                  "'ansi' or 'human' when making the environment")
-            return None
-        if self._game is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return render_text(self.game, colour=False)
-        print(render_text(self.game, colour=True))
-        return None
+    def render(self) -> Any:
+        """Text (``"ansi"``), a printed coloured table (``"human"``) or an H x W x 3 uint8
+        picture (``"rgb_array"``) of the whole table; see :mod:`.render`."""
+        return render(self._game, self.render_mode)
 
     def close(self) -> None:
         pass

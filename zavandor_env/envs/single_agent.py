@@ -1,95 +1,117 @@
 """Gymnasium single-agent view of the game, for stable-baselines3 / sb3-contrib MaskablePPO.
 
 The learner plays one seat (fixed, or drawn per episode); every other seat is played inside
-:meth:`SingleAgentEnv.step` by an opponent policy until the learner must decide again (or the
-game ends).  Rewards are always the learner's own (see :mod:`zavandor_env.envs.rewards`), and
-one episode is one seat's trajectory, so value bootstrapping never mixes seats.
+:meth:`SingleAgentEnv.step` by an opponent until the learner must decide again (or the game
+ends).  One episode is one seat's trajectory, so value bootstrapping never mixes seats.
 
-Opponents: ``None`` (uniform random legal play, the default), one policy for every other seat,
-or a sequence of ``num_players - 1`` policies for the other seats in seat order after the
-learner.  A policy is one of:
+Opponents, one per other seat in seat order after the learner, follow the one agent contract
+(:class:`zavandor_env.engine.agent.Agent`): ``opponents`` is ``None`` (uniform random legal
+play for every other seat: **this class's default**), one :class:`Agent` (copied for each
+further seat, since an agent plays one seat at a time), or a sequence of ``num_players - 1``
+entries, each ``None`` or an :class:`Agent`.  Each agent is reset for its seat at every episode
+(``reset(seat, num_players, seed)``) and asked ``act(observation, view, legal_actions)``: it sees
+a :class:`~zavandor_env.engine.PlayerView` of its seat, and the encoded observation only if its
+``needs_observation`` is true.  A plain function ``fn(observation, view, legal_actions)``
+becomes an agent with :class:`~zavandor_env.engine.agent.FunctionAgent`; anything else is
+refused with a ``TypeError``.  :meth:`SingleAgentEnv.set_opponents` swaps them from the next
+episode on (e.g. via ``VecEnv.env_method``).
 
-* an agent of the project's protocol (``agents.Agent``: ``reset(seat, num_players, seed)``
-  and ``act(observation, view, legal_actions)``): it is reset for its seat at every episode
-  and sees only a :class:`~zavandor_env.engine.PlayerView` of its seat (plus the observation
-  if its ``needs_observation`` is true); an agent given for several seats is copied, since an
-  agent plays one seat at a time;
-* an object with ``act(observation, info)`` or a callable; it gets
-``observation`` = ``{"observation": float32[D], "action_mask": int8[67]}`` (``None`` for a policy
-whose ``needs_observation`` attribute is false) and, if it takes a
-second argument, ``info`` = ``{"agent", "seat", "game", "env"}`` (``game`` is the engine
-:class:`~zavandor_env.engine.Game`: a policy must read only what its seat may know).  It returns
-an action index.  Objects with a ``reset()`` method are reset at the start of each episode.
-:meth:`set_opponents` swaps them from the next episode on (e.g. via ``VecEnv.env_method``).
+``gymnasium.make("Zavandor-v0")`` does not build this class directly: its entry point,
+:func:`zavandor_env.agents.gym_env.make_env`, plays against rule-based opponents that finish
+their games, because uniformly random players ruin their own economy (see that module).
+
+Rewards are configured only in the AEC environment (:mod:`zavandor_env.envs.rewards`; the
+``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward`` and ``illegal_reward`` options
+are passed through unchanged).  A step's reward is everything the learner's seat was paid since
+its previous decision: its ``step_reward``, VP shaping, and at the end of the game its terminal
+reward or, for a game cut off by a safety limit (``truncated``, no winner), ``truncation_reward``
+(default -1).  The final ``info`` carries ``info["outcome"]``
+(:class:`~zavandor_env.engine.outcome.Outcome`) plus ``scores``, ``winners`` and ``rounds``.
 
 An illegal learner action ends the episode with ``illegal_reward`` (default -1) and
-``info["illegal_action"] = True``; :attr:`illegal_actions` counts them.  With
+``info["illegal_action"] = True``; :attr:`SingleAgentEnv.illegal_actions` counts them.  With
 ``illegal_action="raise"`` it raises instead.
 """
 
 from __future__ import annotations
 
 import copy
-import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
+from ..engine.agent import Agent
+from ..engine.outcome import game_outcome
 from ..engine.view import PlayerView
-from .aec import RENDER_MODES, raw_env
+from .aec import raw_env
 from .observation import OBS_BOUND, OBS_SIZE, mask_array
-from .render import render_text
+from .render import RENDER_MODES, check_render_mode, render
 
-Policy = Any  # an object with act(observation[, info]) or a callable(observation[, info])
-
-
-class _Opponent:
-    """A policy with its calling convention worked out once."""
-
-    __slots__ = ("policy", "call", "with_info", "needs_observation", "is_agent", "view")
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
-        self.view: PlayerView | None = None  # agents' window on the game, set per episode
-        # Rule-based agents (heuristic, search) read the game, not the float vector: skipping
-        # the encoding for them is a large share of a training step.
-        self.needs_observation = bool(getattr(policy, "needs_observation", True))
-        call = policy.act if hasattr(policy, "act") else policy
-        if not callable(call):
-            raise TypeError(f"an opponent must be callable or have act(), got {policy!r}")
-        self.call: Callable[..., Any] = call
-        arity = _positional_arity(call)
-        self.is_agent = hasattr(policy, "act") and arity >= 3  # act(observation, view, legal)
-        self.with_info = arity >= 2
+#: What ``opponents`` accepts: ``None``, an :class:`Agent`, or one of those per other seat.
+Opponents = Agent | Sequence[Agent | None] | None
 
 
-def _positional_arity(fn: Callable[..., Any]) -> int:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return 1
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
-        return 2
-    return sum(1 for p in params if p.kind in kinds)
+def _opponent_error(value: object) -> TypeError:
+    hint = (" (build agents from spec strings with zavandor_env.agents.make_agent, or use "
+            "zavandor_env.agents.gym_env.make_env)") if isinstance(value, str) else ""
+    return TypeError(
+        f"an opponent must be None (uniform random play) or a zavandor_env.engine.agent.Agent, "
+        f"got {value!r}{hint}; wrap a function fn(observation, view, legal_actions) in "
+        f"zavandor_env.engine.agent.FunctionAgent"
+    )
+
+
+def build_opponents(opponents: object, others: int) -> list[Agent | None]:
+    """One opponent (``None`` or an :class:`Agent`) per other seat, validated.
+
+    An agent given for several seats is copied for each further seat (an agent plays one seat
+    at a time).  Raises ``TypeError`` for anything but ``None``, an agent or a sequence of
+    those, and ``ValueError`` for a sequence of the wrong length.
+    """
+    if opponents is None or isinstance(opponents, Agent):
+        seats: list[object] = [opponents] * others
+    elif isinstance(opponents, Sequence) and not isinstance(opponents, (str, bytes)):
+        if len(opponents) != others:
+            raise ValueError(f"give one opponent per other seat ({others}), "
+                             f"got {len(opponents)}")
+        seats = list(opponents)
+    else:
+        raise _opponent_error(opponents)
+    built: list[Agent | None] = []
+    seen: set[int] = set()
+    for opponent in seats:
+        if opponent is None:
+            built.append(None)
+            continue
+        if not isinstance(opponent, Agent):
+            raise _opponent_error(opponent)
+        if id(opponent) in seen:
+            opponent = copy.deepcopy(opponent)
+        seen.add(id(opponent))
+        built.append(opponent)
+    return built
 
 
 class SingleAgentEnv(gymnasium.Env):
-    """One learner seat against opponent policies (Gymnasium id ``Zavandor-v0``).
+    """One learner seat against opponents (see the module docstring).
 
     Args:
         num_players: 2 to 6.
         learner_seat: the learner's seat, or ``None`` to draw it uniformly each episode.
-        opponents: see the module docstring (``None``: random legal play).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        illegal_action: ``"terminate"`` (default) or ``"raise"``.
-        illegal_reward: the learner's reward when an illegal action ends the episode.
-        **options: :class:`~zavandor_env.envs.aec.raw_env` options (``reward``, ``vp_delta``,
-            ``score_truncated``) and rule options (``max_rounds``, ...).
+        opponents: ``None`` (default: uniform random legal play), an :class:`Agent`, or a
+            sequence of ``num_players - 1`` of ``None`` / :class:`Agent`.
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        illegal_action: ``"terminate"`` (default: end the episode with ``illegal_reward``) or
+            ``"raise"``.
+        **options: reward options (:class:`~zavandor_env.envs.rewards.RewardConfig`:
+            ``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward``,
+            ``illegal_reward``) and rule options (``max_rounds``, ...), passed to
+            :class:`~zavandor_env.envs.aec.raw_env` unchanged.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
@@ -98,10 +120,9 @@ class SingleAgentEnv(gymnasium.Env):
         self,
         num_players: int = 2,
         learner_seat: int | None = None,
-        opponents: Policy | Sequence[Policy] | None = None,
+        opponents: Opponents = None,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
-        illegal_reward: float = -1.0,
         **options: Any,
     ) -> None:
         self.aec = raw_env(num_players=num_players, **options)
@@ -110,9 +131,7 @@ class SingleAgentEnv(gymnasium.Env):
         ):
             raise ValueError(f"learner_seat must be None or a seat 0..{num_players - 1}, "
                              f"got {learner_seat!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, "
-                             f"got {render_mode!r}")
+        check_render_mode(render_mode)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', "
                              f"got {illegal_action!r}")
@@ -120,43 +139,25 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = learner_seat
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.illegal_actions = 0
-        self._opponents = self._build_opponents(opponents)
-        self._pending: list[_Opponent | None] | None = None
+        self._opponents = build_opponents(opponents, num_players - 1)
+        self._views: list[PlayerView | None] = [None] * (num_players - 1)
+        self._pending: list[Agent | None] | None = None
         self._seat = 0
         self._agent = "player_0"
         self._done = True
 
     # ---- opponents --------------------------------------------------------------------
-    def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
-        """Use these opponents from the next :meth:`reset` on."""
-        self._pending = self._build_opponents(opponents)
+    @property
+    def opponents(self) -> tuple[Agent | None, ...]:
+        """This episode's opponents, in seat order after the learner (``None``: random)."""
+        return tuple(self._opponents)
 
-    def _build_opponents(
-        self, opponents: Policy | Sequence[Policy] | None
-    ) -> list[_Opponent | None]:
-        others = self.num_players - 1
-        if opponents is None:
-            return [None] * others
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != others:
-                raise ValueError(f"give one opponent per other seat ({others}), "
-                                 f"got {len(opponents)}")
-            seats = list(opponents)
-        else:
-            seats = [opponents] * others
-        built: list[_Opponent | None] = []
-        seen: set[int] = set()
-        for policy in seats:
-            if policy is not None and id(policy) in seen and _Opponent(policy).is_agent:
-                policy = copy.deepcopy(policy)  # an agent plays one seat at a time
-            if policy is not None:
-                seen.add(id(policy))
-            built.append(None if policy is None else _Opponent(policy))
-        return built
+    def set_opponents(self, opponents: Opponents) -> None:
+        """Use these opponents (validated now) from the next :meth:`reset` on."""
+        self._pending = build_opponents(opponents, self.num_players - 1)
 
     # ---- Gymnasium API ----------------------------------------------------------------
     def reset(
@@ -174,19 +175,13 @@ class SingleAgentEnv(gymnasium.Env):
             self._seat = self.learner_seat
         self._agent = self.aec.possible_agents[self._seat]
         state = self.aec.game.state
-        reset_done: set[int] = set()
         for k, opponent in enumerate(self._opponents):
             if opponent is None:
+                self._views[k] = None
                 continue
-            if opponent.is_agent:
-                seat = (self._seat + 1 + k) % self.num_players
-                opponent.policy.reset(seat, self.num_players, int(rng.integers(2**31)))
-                opponent.view = PlayerView(state, seat)
-                continue
-            reset = getattr(opponent.policy, "reset", None)
-            if callable(reset) and id(opponent.policy) not in reset_done:
-                reset_done.add(id(opponent.policy))
-                reset()
+            seat = (self._seat + 1 + k) % self.num_players
+            opponent.reset(seat, self.num_players, int(rng.integers(2**31)))
+            self._views[k] = PlayerView(state, seat)
         self._done = False
         self._play_opponents()
         return self._observation(), self._info()
@@ -201,20 +196,17 @@ class SingleAgentEnv(gymnasium.Env):
                 aec.step(action)  # raises IllegalActionError with the legal actions listed
             self.illegal_actions += 1
             self._done = True
-            info = self._info()
+            info = self._final_info()
             info["illegal_action"] = True
-            return self._observation(), self.illegal_reward, True, False, info
+            reward = aec.reward_config.illegal_reward
+            return self._observation(), reward, True, False, info
         aec.step(int(action))
         self._play_opponents()
         reward = float(aec._cumulative_rewards[self._agent])
         game = aec.game
         terminated, truncated = game.terminated, game.truncated
         self._done = terminated or truncated
-        info = self._info()
-        if self._done:
-            info["scores"] = game.scores()
-            info["winners"] = game.winners()
-            info["rounds"] = game.state.round
+        info = self._final_info() if self._done else self._info()
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, truncated, info
@@ -232,17 +224,10 @@ class SingleAgentEnv(gymnasium.Env):
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         return self.aec._mask
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        if self.aec._game is None:
-            raise RuntimeError("call reset() before render()")
-        text = render_text(self.aec.game, colour=self.render_mode == "human")
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+    def render(self) -> Any:
+        """The whole table as text, a printed coloured table or an RGB array, as the AEC
+        env renders it (:mod:`.render`)."""
+        return render(self.aec._game, self.render_mode)
 
     # ---- internals --------------------------------------------------------------------
     @property
@@ -251,7 +236,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self._seat
 
     @property
-    def game(self):  # noqa: ANN201  (engine Game; typed in aec)
+    def game(self) -> Game:
         """The engine game in progress (full state: for evaluation and debugging only)."""
         return self.aec.game
 
@@ -262,30 +247,36 @@ class SingleAgentEnv(gymnasium.Env):
         mask = mask_array(()) if self._done else self._learner_mask().copy()
         return {"action_mask": mask, "seat": self._seat}
 
+    def _final_info(self) -> dict[str, Any]:
+        """The last step's info: the result of the game (the one definition, ``Outcome``)."""
+        info = self._info()
+        outcome = game_outcome(self.aec.game)
+        info["outcome"] = outcome
+        info["scores"] = list(outcome.scores)
+        info["winners"] = list(outcome.winners)
+        info["rounds"] = outcome.rounds
+        return info
+
     def _play_opponents(self) -> None:
         """Let the other seats act until the learner must decide or the game is over."""
         aec = self.aec
         game = aec.game
         learner = self._seat
         opponents = self._opponents
+        views = self._views
         n = self.num_players
         rng = self.np_random
         while not game.is_over:
             seat = game.current_player
             if seat == learner:
                 return
-            opponent = opponents[(seat - learner - 1) % n]
+            k = (seat - learner - 1) % n
+            opponent = opponents[k]
+            legal = game.legal_actions()
             if opponent is None:
-                legal = game.legal_actions()
                 action = legal[int(rng.integers(len(legal)))]
             else:
-                agent = aec.possible_agents[seat]
-                observation = aec.observe(agent) if opponent.needs_observation else None
-                if opponent.is_agent:
-                    action = opponent.call(observation, opponent.view, game.legal_actions())
-                elif opponent.with_info:
-                    info = {"agent": agent, "seat": seat, "game": game, "env": aec}
-                    action = opponent.call(observation, info)
-                else:
-                    action = opponent.call(observation)
+                observation = (aec.observe(aec.possible_agents[seat])
+                               if opponent.needs_observation else None)
+                action = opponent.act(observation, views[k], legal)  # type: ignore[arg-type]
             aec.step(action)

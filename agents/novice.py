@@ -1,0 +1,66 @@
+"""A beatable opponent: the heuristic player with a beginner's lapses.
+
+:class:`NoviceAgent` plays :class:`~zavandor_env.agents.heuristic.HeuristicAgent`'s moves (it buys
+gems, advances knowledge and buys sentinels until five are owned, so its games end by the
+rules), except that each decision on its own turn is, with probability ``blunder``, a uniformly
+random legal action instead.  Under the rulebook's Curse of the 9 Sages such a lapse is often
+fatal: opening an auction it cannot pay for gets it eliminated.
+
+It is the default opponent of ``gymnasium.make("Zavandor-v0")``
+(:mod:`zavandor_env.agents.gym_env`, where the choice is measured and explained): a small learner
+beats it within tens of thousands of steps by first learning not to curse itself, and the
+heuristic it is built on leaves room for a long learning curve after that.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from zavandor_env.engine.state import Phase
+from zavandor_env.engine.view import PlayerView
+
+from .heuristic import HeuristicAgent, HeuristicWeights
+
+#: The default lapse rate (see :mod:`zavandor_env.agents.gym_env` for the measurements).
+DEFAULT_BLUNDER = 0.02
+
+
+class NoviceAgent(HeuristicAgent):
+    """The heuristic with a random lapse on a share ``blunder`` of its turn decisions.
+
+    Args:
+        seed: seeds the lapses (and the heuristic's tie-breaking).
+        blunder: probability, per decision on its own turn, of a uniformly random legal action
+            (0: the plain heuristic, 1: random turns with heuristic bidding).
+        weights: heuristic weights or overrides (see :class:`HeuristicAgent`).
+        config: path of a heuristic weights YAML file.
+    """
+
+    name = "novice"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        blunder: float = DEFAULT_BLUNDER,
+        weights: HeuristicWeights | Mapping[str, Any] | None = None,
+        config: str | Path | None = None,
+    ) -> None:
+        if (isinstance(blunder, bool) or not isinstance(blunder, (int, float))
+                or not math.isfinite(blunder) or not 0.0 <= blunder <= 1.0):
+            raise ValueError(f"blunder must be a probability in [0, 1], got {blunder!r}")
+        super().__init__(seed, weights, config)
+        self.blunder = float(blunder)
+
+    def act(
+        self,
+        observation: dict[str, Any] | None,
+        view: PlayerView,
+        legal_actions: Sequence[int],
+    ) -> int:
+        # Draw first, so the heuristic's valuation is skipped when the lapse happens.
+        if view.phase == Phase.TURN and self.rng.random() < self.blunder:
+            return legal_actions[self.rng.randrange(len(legal_actions))]
+        return super().act(observation, view, legal_actions)

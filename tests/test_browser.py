@@ -1,0 +1,288 @@
+"""The replay viewer and the web app in a real browser: headless Chromium driven by Selenium.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` packages (``/usr/bin/chromium``,
+``/usr/bin/chromedriver``) and the ``selenium`` package; without them every test here is
+skipped with the reason.  The driver is given by path, so Selenium Manager never tries to
+download a browser.
+
+``ZAVANDOR_SCREENSHOTS=DIR`` also writes the documentation's pictures (``viewer.png``,
+``serve.png``) to DIR (``docs/images``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import threading
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zavandor_env.agents.heuristic import HeuristicAgent
+from zavandor_env.agents.match import play_game
+from zavandor_env.agents.policy import PolicyAgent
+from zavandor_env.engine import Game
+from zavandor_env.web.server import AppServer, Table
+from zavandor_env.web.viewer import render_html
+
+CHROMIUM = os.environ.get("ZAVANDOR_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("ZAVANDOR_CHROMEDRIVER", "/usr/bin/chromedriver")
+CHECKPOINT = Path(__file__).parent.parent / "train" / "checkpoints" / "selfplay_2p" / "policy.npz"
+WAIT = 20.0  # seconds: generous for a slow, shared CI machine
+
+
+def _missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install selenium)"
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not (Path(path).is_file() or shutil.which(path)):
+            return f"{path} not found (apt-get install -y {package})"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1500,1000", "--hide-scrollbars"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(WAIT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_for(driver: Any, condition: Callable[[Any], Any], what: str) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT).until(condition, message=f"waited for {what}")
+
+
+def by_id(driver: Any, name: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, name)
+
+
+def press(driver: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def shown_index(driver: Any) -> int:
+    return int(driver.find_element("tag name", "body").get_attribute("data-index"))
+
+
+def screenshot_dir() -> Path | None:
+    target = os.environ.get("ZAVANDOR_SCREENSHOTS")
+    return Path(target) if target else None
+
+
+# ---- the replay viewer ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def viewer_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    result = play_game([HeuristicAgent(seed=1), HeuristicAgent(seed=2)], seed=6,
+                       record_replay=True)
+    assert result.replay is not None
+    record = {**result.replay, "agents": result.labels}
+    path = tmp_path_factory.mktemp("viewer") / "replay.html"
+    path.write_text(render_html(record), encoding="utf-8")
+    return path, record
+
+
+def test_viewer_steps_jumps_and_shows_the_final_vp(browser: Any,
+                                                    viewer_page: tuple[Path, dict]) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    path, record = viewer_page
+    last = len(record["actions"])
+    browser.get(path.as_uri())  # file://: the page needs no server
+    wait_for(browser, lambda d: d.find_element("tag name", "body").get_attribute("data-index"),
+             "the first frame")
+    assert shown_index(browser) == 0
+    assert browser.execute_script("return document.querySelectorAll('#board svg').length") == 1
+    assert by_id(browser, "position").text.startswith(f"decision 1 / {last}")
+    press(browser, Keys.ARROW_RIGHT)
+    press(browser, Keys.ARROW_RIGHT)
+    assert shown_index(browser) == 2
+    press(browser, Keys.ARROW_LEFT)
+    assert shown_index(browser) == 1
+    by_id(browser, "next").click()
+    assert shown_index(browser) == 2
+    # The log names the decision and its legal actions chips include the one taken.
+    chosen = browser.find_element("css selector", "#legal .chip.chosen").text
+    first_seat = Game.new(Game.from_replay_record(record).config, record["seed"])
+    for action in record["actions"][:2]:
+        first_seat.apply(action)
+    assert chosen == browser.execute_script(
+        "return JSON.parse(document.getElementById('replay-data').textContent)"
+        f".actionNames[{record['actions'][2]}]")
+    assert f"player_{first_seat.current_player}" in by_id(browser, "decision").text
+    press(browser, Keys.END)
+    assert shown_index(browser) == last
+    final = Game.from_replay_record(record).scores()
+    shown = [int(by_id(browser, f"vp-seat-{s}").text) for s in range(len(final))]
+    assert shown == final
+    assert any(word in by_id(browser, "decision").text for word in (" won ", "cut off"))
+    by_id(browser, "prev").click()
+    assert shown_index(browser) == last - 1
+    press(browser, Keys.HOME)
+    assert shown_index(browser) == 0
+    start = Game.new(Game.from_replay_record(record).config, record["seed"]).scores()
+    assert [int(by_id(browser, f"vp-seat-{s}").text) for s in range(len(final))] == start
+    # The slider jumps; the log entry of the current decision is highlighted.
+    browser.execute_script("const s = document.getElementById('slider'); s.value = 40;"
+                           "s.dispatchEvent(new Event('input'));")
+    assert shown_index(browser) == 40
+    assert browser.find_element("css selector", "#log li.current").text.startswith("#41")
+    # Space plays and pauses.
+    by_id(browser, "speed").find_element("css selector", "option[value='40']").click()
+    press(browser, Keys.SPACE)
+    wait_for(browser, lambda d: shown_index(d) >= 45, "playback to advance")
+    press(browser, Keys.SPACE)
+    paused = shown_index(browser)
+    assert by_id(browser, "play").text.endswith("Play")
+    browser.execute_script("return new Promise(r => setTimeout(r, 300))")
+    assert shown_index(browser) == paused
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_viewer_shows_the_policys_view(browser: Any, tmp_path: Path) -> None:
+    result = play_game([PolicyAgent(CHECKPOINT, seed=0), HeuristicAgent(seed=1)], seed=2,
+                       record_replay=True)
+    assert result.replay is not None
+    record = {**result.replay, "agents": ["policy", "heuristic"]}
+    page = tmp_path / "policy.html"
+    page.write_text(render_html(record, title="Zavandor replay: policy vs heuristic"))
+    browser.get(page.as_uri())
+    assert by_id(browser, "policy-panel").is_displayed()
+    # A mid-game decision with a few candidates (also the docs' picture).
+    half = len(record["actions"]) // 2
+    note = next(n for n in record["annotations"] if len(n["probs"]) >= 3
+                and n["decision"] >= half)
+    browser.execute_script("const s = document.getElementById('slider');"
+                           f"s.value = {note['decision']}; s.dispatchEvent(new Event('input'));")
+    rows = browser.find_elements("css selector", "#policy .prob")
+    assert [r.find_element("css selector", ".name").text for r in rows] == list(note["probs"])
+    assert "value estimate" in by_id(browser, "policy").text
+    assert "not in this policy file" in by_id(browser, "policy").text  # committed: no critic
+    if (target := screenshot_dir()) is not None:
+        target.mkdir(parents=True, exist_ok=True)
+        browser.execute_script("window.scrollTo(0, 0)")
+        browser.save_screenshot(str(target / "viewer.png"))
+
+
+# ---- the web app ---------------------------------------------------------------------------
+@pytest.fixture
+def app() -> Iterator[AppServer]:
+    server = AppServer(Table(["random"], seat=0, seed=21), host="127.0.0.1", port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def wait_for_new_decision(browser: Any, before: str | None) -> None:
+    """Wait until the page has drawn the table after the click of decision ``before``."""
+    wait_for(browser, lambda d: d.find_element("tag name", "body")
+             .get_attribute("data-decision") != before, "the table after a click")
+
+
+def click_until_over(browser: Any, choose: Callable[[list[Any]], Any], limit: int) -> int:
+    """Click a legal-action button (``choose``) until the page says the game is over; the
+    number of clicks."""
+    body = browser.find_element("tag name", "body")
+    for clicks in range(limit):
+        if body.get_attribute("data-over") == "1":
+            return clicks
+        before = body.get_attribute("data-decision")
+        buttons = browser.find_elements("css selector", "#actions button.action")
+        assert buttons, "not over, yet no legal action to click"
+        choose(buttons).click()
+        wait_for_new_decision(browser, before)
+    raise AssertionError(f"the game did not end within {limit} clicks")
+
+
+def test_web_app_plays_a_whole_game_by_clicks(browser: Any, app: AppServer) -> None:
+    browser.get(app.url)
+    wait_for(browser, lambda d: d.find_elements("css selector", "#actions button.action"),
+             "the first legal actions")
+    assert "You are player_0" in by_id(browser, "who").text
+    assert browser.find_elements("css selector", "#board svg")
+    rng = random.Random(5)
+    clicks = click_until_over(browser, lambda buttons: rng.choice(buttons), limit=400)
+    assert clicks > 0
+    status = by_id(browser, "status").text
+    state = app.table.state()
+    assert state["over"] and status.startswith("Game over:")
+    if state["winners"]:
+        winner = "you" if state["winners"] == [0] else f"player_{state['winners'][0]}"
+        assert f"{winner}" in status and "won" in status
+    assert not browser.find_elements("css selector", "#actions button.action")
+    shown = [int(by_id(browser, f"score-{s}").text) for s in range(2)]
+    with urllib.request.urlopen(app.url + "api/replay", timeout=10) as response:
+        record = json.load(response)
+    assert Game.from_replay_record(record).scores() == shown == state["scores"]
+    # Every auction won is announced with its price.
+    for purchase in Game.from_replay_record(record).purchases:
+        assert f"for {purchase.price} energy" in by_id(browser, "auctions").text
+    # A new game starts from the header.
+    by_id(browser, "seed").send_keys("8")
+    by_id(browser, "new").click()
+    wait_for(browser, lambda d: d.find_element("tag name", "body").get_attribute("data-over")
+             == "0", "a new game")
+    assert "seed 8" in by_id(browser, "who").text
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_web_app_screenshot_against_the_heuristic(browser: Any) -> None:
+    """A mid-game picture for the docs (written only with ZAVANDOR_SCREENSHOTS)."""
+    target = screenshot_dir()
+    if target is None:
+        pytest.skip("set ZAVANDOR_SCREENSHOTS=docs/images to write the docs' pictures")
+    server = AppServer(Table(["heuristic"], seat=0, seed=12), port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        browser.get(server.url)
+        body = browser.find_element("tag name", "body")
+        preferred = ("buy_sapphire", "buy_opal", "activate", "advance", "bid_plus_1", "pass",
+                     "end_block", "end_turn")
+        for _ in range(60):  # sensible moves: buy gems, bid a little, then move on
+            if server.table.game.state.round >= 4 and server.table.auctions:
+                break
+            buttons = browser.find_elements("css selector", "#actions button.action")
+            names = [b.text for b in buttons]
+            pick = next((buttons[names.index(n)] for p in preferred for n in names
+                         if n.startswith(p)), buttons[0])
+            before = body.get_attribute("data-decision")
+            pick.click()
+            wait_for_new_decision(browser, before)
+        target.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(target / "serve.png"))
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -1,0 +1,178 @@
+"""``gymnasium.make("Zavandor-v0")`` out of the box: opponents that finish their games, episodes
+that end by the rules, the agents-layer entry point and the quickstart script."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import zavandor_env
+from zavandor_env.agents.base import RandomAgent
+from zavandor_env.agents.gym_env import DEFAULT_OPPONENTS, make_env
+from zavandor_env.agents.heuristic import HeuristicAgent
+from zavandor_env.agents.match import play_game
+from zavandor_env.agents.novice import NoviceAgent
+from zavandor_env.engine.actions import END_TURN, PASS
+from zavandor_env.engine.agent import FunctionAgent
+from zavandor_env.envs import SingleAgentEnv
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICKSTART = ROOT / "docs" / "quickstart.py"
+
+
+def _episodes(env: gymnasium.Env, episodes: int, choose, seed: int = 0):
+    """Play whole episodes with ``choose(mask, rng)``; yields each final info."""
+    rng = np.random.default_rng(seed)
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            _, _, terminated, truncated, info = env.step(choose(mask, rng))
+            done = terminated or truncated
+        yield info
+
+
+def _random(mask: np.ndarray, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def _passive(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """End the turn or pass whenever allowed: never buys, never bids."""
+    for action in (END_TURN, PASS):
+        if mask[action]:
+            return action
+    return int(np.flatnonzero(mask)[0])
+
+
+def test_gymnasium_make_plays_two_players_against_novice_opponents() -> None:
+    env = gymnasium.make("Zavandor-v0")
+    unwrapped = env.unwrapped
+    assert isinstance(unwrapped, SingleAgentEnv) and unwrapped.num_players == 2
+    assert DEFAULT_OPPONENTS == "novice"
+    assert [type(o) for o in unwrapped.opponents] == [NoviceAgent]
+
+
+def test_random_learner_episodes_in_the_default_env_end_by_the_rules() -> None:
+    # Measured: 300 of 300 (the random learner opens auctions it cannot pay: the Curse).
+    infos = list(_episodes(gymnasium.make("Zavandor-v0"), 300, _random))
+    ended = sum(info["outcome"].terminated for info in infos)
+    assert ended >= 0.95 * len(infos)
+
+
+def test_default_opponents_finish_games_against_a_learner_that_never_buys() -> None:
+    # The novice ends the game itself: by owning five sentinels, or by cursing itself.
+    # Measured over 200 games: 98% end by the rules, 60% with five sentinels owned.
+    infos = list(_episodes(gymnasium.make("Zavandor-v0"), 60, _passive, seed=100))
+    assert sum(info["outcome"].terminated for info in infos) >= 0.9 * len(infos)
+    by_sentinels = sum(info["outcome"].terminated and not any(info["outcome"].eliminated)
+                       for info in infos)
+    assert by_sentinels >= 0.4 * len(infos)
+
+
+def test_random_play_almost_never_beats_the_default_opponents() -> None:
+    infos = list(_episodes(gymnasium.make("Zavandor-v0"), 100, _random, seed=7))
+    assert sum(info["outcome"].won(info["seat"]) for info in infos) <= 5
+
+
+def test_make_env_builds_one_agent_per_seat_from_specs() -> None:
+    env = make_env(num_players=3, opponents="heuristic")
+    first, second = env.opponents
+    assert isinstance(first, HeuristicAgent) and isinstance(second, HeuristicAgent)
+    assert first is not second
+    env = make_env(num_players=4, opponents=["random", None, {"agent": "novice",
+                                                               "params": {"blunder": 0.5}}])
+    random_agent, none, novice = env.opponents
+    assert isinstance(random_agent, RandomAgent) and none is None
+    assert isinstance(novice, NoviceAgent) and novice.blunder == 0.5
+
+
+def test_make_env_passes_env_reward_and_rule_options_through() -> None:
+    env = make_env(learner_seat=1, truncation_reward=-0.5, max_rounds=7)
+    assert env.learner_seat == 1 and env.aec.reward_config.truncation_reward == -0.5
+    assert env.aec.config.max_rounds == 7
+    env = gymnasium.make("Zavandor-v0", num_players=3, opponents="random", vp_delta=0)
+    assert env.unwrapped.aec.reward_config.vp_delta == 0
+
+
+def test_make_env_refuses_bad_opponents_in_one_line() -> None:
+    with pytest.raises(ValueError, match="one opponent per other seat"):
+        make_env(num_players=3, opponents=["novice"])
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        make_env(opponents="nobody")
+    with pytest.raises(TypeError, match="FunctionAgent"):
+        make_env(opponents=lambda observation: 0)
+    env = make_env(opponents=FunctionAgent(lambda obs, view, legal: legal[0]))
+    assert isinstance(env.opponents[0], FunctionAgent)
+
+
+def test_check_env_passes_twice_on_the_registered_env() -> None:
+    for _ in range(2):
+        check_env(gymnasium.make("Zavandor-v0").unwrapped)
+
+
+def test_the_envs_layer_never_imports_the_agents_layer() -> None:
+    envs_dir = ROOT / "zavandor_env" / "envs"
+    for path in sorted(envs_dir.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                assert "agents" not in module, f"{path.name} imports {module}"
+            elif isinstance(node, ast.Import):
+                assert not any("agents" in a.name for a in node.names), path.name
+    code = ("import sys, zavandor_env.envs; from zavandor_env.envs import SingleAgentEnv; "
+            "SingleAgentEnv().reset(seed=0); "
+            "assert not [m for m in sys.modules if m.startswith('zavandor_env.agents')]")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_novice_without_blunders_plays_like_the_heuristic() -> None:
+    plain = play_game([HeuristicAgent(seed=1), HeuristicAgent(seed=2)], seed=3)
+    novice = play_game([NoviceAgent(seed=1, blunder=0), NoviceAgent(seed=2, blunder=0)], seed=3)
+    assert novice.outcome == plain.outcome
+
+
+def test_novice_games_are_reproducible_from_the_seeds() -> None:
+    def run():
+        return play_game([NoviceAgent(seed=1, blunder=0.3), HeuristicAgent(seed=2)], seed=5)
+
+    assert run().outcome == run().outcome
+
+
+@pytest.mark.parametrize("blunder", (-0.1, 1.5, float("nan"), True, "0.1"))
+def test_novice_blunder_must_be_a_probability(blunder: object) -> None:
+    with pytest.raises(ValueError, match="blunder must be a probability"):
+        NoviceAgent(blunder=blunder)  # type: ignore[arg-type]
+
+
+def test_quickstart_is_a_short_script_on_the_registered_id() -> None:
+    text = QUICKSTART.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 30
+    assert 'gymnasium.make("Zavandor-v0")' in text and 'MaskablePPO("MlpPolicy", env' in text
+    assert re.search(r"^STEPS = 50_000  # test: \d+$", text, re.M)
+
+
+def test_quickstart_runs_as_is_with_a_shorter_budget(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    # The README test's convention: a line "NAME = value  # test: N" runs with N.
+    text = QUICKSTART.read_text(encoding="utf-8")
+    text = re.sub(r"^(\s*\w+\s*=\s*)[^#\n]+#\s*test:\s*(\S+)\s*$", r"\1\2", text, flags=re.M)
+    script = tmp_path / "quickstart_short.py"
+    script.write_text(text, encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script)], check=True, timeout=300,
+                         capture_output=True, text=True).stdout
+    assert re.search(r"won \d+ of 3 games against the default opponents", out)
+
+
+def test_the_gymnasium_id_entry_point_is_the_agents_layer_factory() -> None:
+    zavandor_env.register_gymnasium()
+    spec = gymnasium.spec("Zavandor-v0")
+    assert spec.entry_point == "zavandor_env.agents.gym_env:make_env"

@@ -1,0 +1,47 @@
+"""Rendering through the environments: text, coloured text and RGB pictures of the table."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import render_test
+
+import zavandor_env
+from zavandor_env.envs import SingleAgentEnv, raw_env
+
+pytest.importorskip("resvg_py")
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_pettingzoo_render_test_passes_for_every_mode(num_players: int) -> None:
+    render_test(lambda render_mode=None: zavandor_env.env(num_players=num_players,
+                                                          render_mode=render_mode))
+
+
+def test_gymnasium_checker_accepts_rgb_array_rendering() -> None:
+    check_env(SingleAgentEnv(num_players=2, render_mode="rgb_array"), skip_render_check=False)
+
+
+def test_rgb_array_is_the_picture_of_the_table_as_uint8() -> None:
+    env = raw_env(num_players=3, render_mode="rgb_array")
+    env.reset(seed=4)
+    first = env.render()
+    assert isinstance(first, np.ndarray) and first.dtype == np.uint8 and first.ndim == 3
+    assert first.shape[2] == 3 and first.shape[1] >= 1000 and first.std() > 10
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert not np.array_equal(env.render(), first), "the picture follows the game"
+
+
+def test_gymnasium_make_renders_rgb_arrays() -> None:
+    env = gymnasium.make("Zavandor-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    assert env.render().shape[2] == 3
+
+
+def test_unknown_render_mode_is_one_line_error() -> None:
+    with pytest.raises(ValueError, match="render_mode must be None or one of"):
+        raw_env(render_mode="video")
+    with pytest.raises(ValueError, match="render_mode must be None or one of"):
+        SingleAgentEnv(render_mode="video")

@@ -1,0 +1,86 @@
+"""Every code block of README.md runs, as a new user would run it.
+
+* ``python`` blocks run whole, each in a fresh interpreter started in an empty folder (not the
+  repository), so they may only rely on the installed package.  A block may shorten a long
+  run for the test with a line ``STEPS = ...  # test: N`` (the test replaces the value by N).
+* ``bash`` blocks: the first one holds README's two set-up-and-go commands, which must be the
+  very commands ``.ci/run`` runs; in the others every line that starts with ``zavandor`` is run
+  (with ``--help`` appended when it starts a long job: training or a full tournament).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+BLOCKS = [(lang, body) for lang, body in BLOCK.findall(README)]
+PYTHON_BLOCKS = [body for lang, body in BLOCKS if lang == "python"]
+BASH_BLOCKS = [body for lang, body in BLOCKS if lang == "bash"]
+SHORTEN = re.compile(r"^(\s*\w+\s*=\s*)[^#\n]+#\s*test:\s*(\S+)\s*$", re.M)
+# Commands that start a long job: the test checks they parse (--help) instead of running them.
+LONG_JOBS = ("zavandor train", "zavandor eval", "zavandor play", "zavandor serve")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+def test_readme_has_code_blocks() -> None:
+    assert len(PYTHON_BLOCKS) >= 3 and len(BASH_BLOCKS) >= 2
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
+    code = SHORTEN.sub(lambda m: f"{m.group(1)}{m.group(2)}", PYTHON_BLOCKS[index])
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, (
+        f"README python block {index} failed:\n{code}\n--- stderr ---\n{result.stderr[-3000:]}")
+
+
+def test_readme_setup_commands_are_what_ci_runs() -> None:
+    first = [line.split("#")[0].strip() for line in BASH_BLOCKS[0].splitlines()]
+    commands = [line for line in first if line]
+    assert len(commands) == 2, "README's first screen has exactly two set-up-and-go commands"
+    install, tests = commands
+    ci = (ROOT / ".ci" / "run").read_text()
+    for part in install.split("&&")[:-1]:  # the installs; the last part is the main job
+        words = shlex.split(part)
+        assert words[:2] == ["pip", "install"], part
+        assert f"python -m pip install --quiet {' '.join(words[2:])}".replace(
+            "'", '"') in ci.replace("'", '"'), f"{part!r} is not what .ci/run installs"
+    assert install.split("&&")[-1].strip() == "zavandor train"
+    assert tests in ci, f"README's test command {tests!r} is not what .ci/run runs"
+
+
+def _zavandor_lines() -> list[str]:
+    lines = []
+    for body in BASH_BLOCKS[1:]:
+        for line in body.splitlines():
+            line = line.split(" #")[0].strip()
+            if line.startswith("zavandor "):
+                lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("line", _zavandor_lines())
+def test_readme_command_runs(line: str, tmp_path: Path) -> None:
+    words = shlex.split(line)
+    if line.startswith(LONG_JOBS):
+        words.append("--help")
+    command = [sys.executable, "-m", "zavandor_env.cli", *words[1:]]
+    result = subprocess.run(command, cwd=ROOT, env=_env(), capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, f"{line!r} failed:\n{result.stderr[-3000:]}"
