@@ -82,10 +82,11 @@ from zavandor_env.engine.data import (
 from zavandor_env.engine.economy import hand_load
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, Phase
 from zavandor_env.engine.view import PlayerView, SeatView
+from zavandor_env.resources import PACKAGE_DIR
 
 from .base import Agent
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "agents" / "heuristic.yaml"
+DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "heuristic.yaml"
 
 # Expected energy per round from one more active gem of each kind (opals give dust in
 # groups of three: 10 per three), plus the concentrated-card bonus (+2 per four cards).

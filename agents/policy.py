@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine.view import PlayerView
+from zavandor_env.resources import data_path
 
 from .base import Agent
 
@@ -83,7 +84,7 @@ class PolicyAgent(Agent):
         super().__init__(seed)
         if type(trust_pickle) is not bool:  # a YAML "maybe" must not count as consent
             raise PolicyLoadError(f"trust_pickle must be true or false, got {trust_pickle!r}")
-        self.path = Path(path)
+        self.path = data_path(path)
         self.deterministic = deterministic
         obs_dim, num_actions = _env_sizes()
         if not self.path.is_file():

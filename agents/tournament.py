@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine import GameConfig
+from zavandor_env.resources import data_path
 
 from .match import GameResult, play_game
 from .registry import AgentSpec, AgentSpecError, parse_spec
@@ -78,7 +79,7 @@ class TournamentConfig:
         import yaml
 
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open(data_path(path), encoding="utf-8") as fh:
                 data = yaml.safe_load(fh)
         except OSError as exc:
             raise ValueError(f"cannot read tournament file {str(path)!r}: "

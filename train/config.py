@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 
 import yaml
 
+from zavandor_env.resources import PACKAGE_DIR, data_path
+
 if TYPE_CHECKING:
     from zavandor_env.engine import GameConfig
 
@@ -453,7 +455,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     data: dict[str, Any] = {}
     source = "defaults"
     if path is not None:
-        p = Path(path)
+        p = data_path(path)
         if not p.is_file():
             raise TrainConfigError(f"config file {str(p)!r} does not exist")
         try:
@@ -471,8 +473,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 
 
 def default_config_path() -> Path | None:
-    """``configs/quick.yaml`` of this checkout, if present (the default of ``zavandor train``)."""
-    candidate = Path(__file__).resolve().parent.parent / "configs" / "quick.yaml"
+    """The shipped ``configs/quick.yaml``, if present (the default of ``zavandor train``)."""
+    candidate = PACKAGE_DIR / "configs" / "quick.yaml"
     return candidate if candidate.is_file() else None
 
 

@@ -112,8 +112,10 @@ class GameConfig:
         """Load a game config file (``configs/game/*.yaml``): a mapping of config fields."""
         import yaml  # only needed here; the engine's hot path never reads files
 
+        from ..resources import data_path
+
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open(data_path(path), encoding="utf-8") as fh:
                 data = yaml.safe_load(fh)
         except OSError as exc:
             raise ConfigError(f"cannot read game config {str(path)!r}: {exc}") from None
