@@ -67,22 +67,23 @@ def test_readme_setup_commands_are_what_ci_runs() -> None:
     assert tests in ci, f"README's test command {tests!r} is not what .ci/run runs"
 
 
-def _zavandor_lines() -> list[str]:
-    lines = []
+def _command_blocks() -> list[list[str]]:
+    blocks = []
     for body in BASH_BLOCKS[1:]:
-        for line in body.splitlines():
-            line = line.split(" #")[0].strip()
-            if line.startswith("zavandor "):
-                lines.append(line)
-    return lines
+        lines = [line.split(" #")[0].strip() for line in body.splitlines()]
+        blocks.append([line for line in lines if line.startswith("zavandor ")])
+    return [b for b in blocks if b]
 
 
-@pytest.mark.parametrize("line", _zavandor_lines())
-def test_readme_command_runs(line: str, tmp_path: Path) -> None:
-    words = shlex.split(line)
-    if line.startswith(LONG_JOBS):
-        words.append("--help")
-    command = [sys.executable, "-m", "zavandor_env.cli", *words[1:]]
-    result = subprocess.run(command, cwd=tmp_path, env=_env(), capture_output=True, text=True,
-                            timeout=600)
-    assert result.returncode == 0, f"{line!r} failed:\n{result.stderr[-3000:]}"
+@pytest.mark.parametrize("index", range(len(_command_blocks())))
+def test_readme_commands_run_in_order(index: int, tmp_path: Path) -> None:
+    """A block's commands run one after another in one empty folder, as a user types them
+    (a later command may read what an earlier one wrote)."""
+    for line in _command_blocks()[index]:
+        words = shlex.split(line)
+        if line.startswith(LONG_JOBS):
+            words.append("--help")
+        command = [sys.executable, "-m", "zavandor_env.cli", *words[1:]]
+        result = subprocess.run(command, cwd=tmp_path, env=_env(), capture_output=True,
+                                text=True, timeout=600)
+        assert result.returncode == 0, f"{line!r} failed:\n{result.stderr[-3000:]}"
