@@ -48,7 +48,7 @@ def missing_rl_modules() -> list[str]:
 
 
 def _error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"zavandor train: {message}", file=sys.stderr)
     return EXIT_USER_ERROR
 
 

@@ -1,4 +1,4 @@
-"""The ``zavandor`` command: play / serve / train / eval / bench / replay.
+"""The zavandor command: play / serve / train / eval / bench / replay.
 
 Errors a user can make (a bad value, a missing file, an unknown agent) end with one line on
 stderr and exit code 2, never a traceback; Ctrl-C ends with one line and exit code 130.
