@@ -363,3 +363,18 @@ def test_render_human_prints_a_coloured_table(capsys: pytest.CaptureFixture[str]
     e.reset(seed=0)
     assert e.render() is None
     assert "\033[" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("seed", [np.int64(3), np.uint32(3), np.int8(3), 3])
+def test_reset_accepts_numpy_integer_seeds_as_the_same_game(seed: object) -> None:
+    env = raw_env(num_players=3)
+    env.reset(seed=seed)  # type: ignore[arg-type]
+    reference = raw_env(num_players=3)
+    reference.reset(seed=3)
+    assert env.game.to_json() == reference.game.to_json()
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "3"])
+def test_reset_refuses_a_bad_seed_in_one_line(seed: object) -> None:
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        raw_env().reset(seed=seed)  # type: ignore[arg-type]

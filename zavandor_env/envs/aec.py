@@ -37,6 +37,7 @@ from pettingzoo.utils import wrappers
 
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
+from ..engine.game import check_seed
 from ..engine.outcome import game_outcome
 from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
 from .render import RENDER_MODES, check_render_mode, render
@@ -165,10 +166,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
     # ---- episode --------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game.  A seed fixes this game; later unseeded resets continue a
-        sequence of game seeds drawn from it, so a seeded run is reproducible."""
+        sequence of game seeds drawn from it, so a seeded run is reproducible.  A seed is any
+        integer >= 0, NumPy integers included (a one-line ValueError otherwise)."""
         if seed is not None:
-            self._seeds.seed(seed)
-            game_seed = seed
+            game_seed = check_seed(seed, or_none=True)
+            self._seeds.seed(game_seed)
         else:
             game_seed = self._seeds.randrange(2**31)
         self._game = Game.new(self.config, seed=game_seed)
