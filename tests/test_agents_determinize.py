@@ -9,9 +9,11 @@ import pytest
 
 from tests.policies import ThriftyPolicy, play
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.engine import Game
-from zavandor_env.engine.data import ENERGY_DECKS, NUM_CARD_TOKENS, TOKEN_COLOUR
+from zavandor_env.agents.naive import NaiveAgent
+from zavandor_env.engine import Game, GameConfig
+from zavandor_env.engine.data import ENERGY_DECKS, NUM_CARD_TOKENS, TOKEN_COLOUR, TOKEN_VALUE
 from zavandor_env.engine.determinize import determinize
+from zavandor_env.engine.state import PlayerState
 from zavandor_env.engine.view import PlayerView
 
 
@@ -131,3 +133,35 @@ def test_determinized_game_is_reseeded_and_independent():
     assert sample.state.rng.getstate() != game.state.rng.getstate()
     play(sample, ThriftyPolicy(0))
     assert game.to_json() == before
+
+
+def _mixed_game_at(num_players: int, seed: int, decisions: int) -> Game:
+    """Heuristic agents in even seats, naive ones in odd seats, ``decisions`` into the game."""
+    game = Game.new(GameConfig(num_players=num_players, allow_overbid=False), seed=seed)
+    seats = [(NaiveAgent if s % 2 else HeuristicAgent)(seed=s) for s in range(num_players)]
+    for s, agent in enumerate(seats):
+        agent.reset(s, num_players, s)
+    for _ in range(decisions):
+        seat = game.current_player
+        game.apply(seats[seat].act(None, PlayerView(game.state, seat), game.legal_actions()))
+    return game
+
+
+def _can_pay(player: PlayerState) -> bool:
+    return sum(n * TOKEN_VALUE[t] for t, n in enumerate(player.hand)) >= player.balance
+
+
+def test_a_sampled_hand_can_always_pay_what_its_owner_owes() -> None:
+    """Costs run up this turn are public, so every sample must let the owing player pay them
+    (unconditioned samples made MCTS crash settling that turn).  Here seat 1 owes 40 mid-turn
+    with a hand worth 43 while seat 0 decides; about a third of uniform samples gave it less."""
+    game = _mixed_game_at(4, seed=37, decisions=171)
+    seat = game.current_player
+    owing = [p for p in game.state.players if p.balance > 0 and p.seat != seat]
+    assert seat == 0 and [p.seat for p in owing] == [1]
+    rng = random.Random(0)
+    for _ in range(100):
+        sample = determinize(PlayerView(game.state, seat), rng)
+        assert _can_pay(sample.state.players[1])
+        while not sample.is_over and sample.state.round == game.state.round:
+            sample.apply(sample.legal_actions()[0])  # settles seat 1's turn: no crash

@@ -15,7 +15,10 @@ stay in order, as the rules build it).  Finally the game's generator is reseeded
 over the sample cannot foresee the real draws or tie-breaks.
 
 This is the uniform "information set sampling" of PIMC / IS-MCTS: it ignores what could be
-inferred from the opponents' past choices, which the rules do not make public.
+inferred from the opponents' past choices, which the rules do not make public.  One public fact
+does constrain the hidden cards: a player in the middle of his turn (or paying for an auction)
+owes the costs he has run up (``balance``), and his hand can pay them, so a sample whose hand
+could not is rejected and redrawn (conditioning on that fact, as a player at the table would).
 """
 
 from __future__ import annotations
@@ -29,9 +32,15 @@ from .data import (
     NUM_CARD_TOKENS,
     NUM_COLOURS,
     TOKEN_COLOUR,
+    TOKEN_VALUE,
 )
+from .economy import hand_value
 from .game import Game
+from .state import GameState, PlayerState
 from .view import PlayerView
+
+#: Redraws of the hidden cards before the owing players get the best cards of their colours.
+_MAX_REDRAWS = 64
 
 _FULL_DECKS: tuple[tuple[int, ...], ...] = tuple(
     tuple(
@@ -75,12 +84,30 @@ def determinize(view: PlayerView, rng: random.Random) -> Game:
     The returned game is independent of the real one (a deep copy) and its generator is
     reseeded from ``rng``.  Raises ValueError if the view's state breaks card conservation.
     """
-    state = view._state.clone()
+    real = view._state
     seat = view.seat
-    pools = unseen_cards(view)
-    for pool in pools:
-        rng.shuffle(pool)
-    # Where the hidden cards go: other hands (counts per colour), other 9-Sages piles, decks.
+    unseen = unseen_cards(view)
+    # Players whose hidden hand must cover what they owe this turn (public costs).
+    owing = [p.seat for p in real.players if p.seat != seat and p.balance > 0]
+    for attempt in range(_MAX_REDRAWS + 1):
+        state = real.clone()
+        pools = [pool[:] for pool in unseen]
+        for pool in pools:
+            rng.shuffle(pool)
+        if attempt == _MAX_REDRAWS:  # rare: the owing players take their colours' best cards
+            for pool in pools:
+                pool.sort(key=TOKEN_VALUE.__getitem__)
+        _deal(state, seat, pools, first=owing)
+        if all(hand_value(state.players[s].hand) >= state.players[s].balance for s in owing):
+            break
+    state.artifact_deck = _shuffle_within_letters(state.artifact_deck, rng)
+    state.rng.seed(rng.getrandbits(64))
+    return Game(state, None)
+
+
+def _deal(state: GameState, seat: int, pools: list[list[int]], first: list[int]) -> None:
+    """Deal the shuffled unseen cards back into every hidden place of ``state`` (the seats in
+    ``first`` are served first, so with sorted pools they get the most valuable cards)."""
     others = [p for p in state.players if p.seat != seat]
     for colour in range(NUM_COLOURS):
         pool = pools[colour]
@@ -93,22 +120,26 @@ def determinize(view: PlayerView, rng: random.Random) -> Game:
                 f"card conservation broken for colour {colour}: {slots} hidden places, "
                 f"{len(pool)} unseen cards"
             )
+    others.sort(key=lambda p: p.seat not in first)
     for p in others:
-        hand = p.hand
-        counts = [0] * NUM_COLOURS
-        for t in range(NUM_CARD_TOKENS):
-            if hand[t]:
-                counts[TOKEN_COLOUR[t]] += hand[t]
-                hand[t] = 0
-        for colour in range(NUM_COLOURS):
-            for _ in range(counts[colour]):
-                hand[pools[colour].pop()] += 1
-        p.sages_tokens = [pools[TOKEN_COLOUR[t]].pop() for t in p.sages_tokens]
+        _redeal_hand(p, pools)
     for colour in range(NUM_COLOURS):
         state.decks[colour] = pools[colour]  # what is left fills the draw pile exactly
-    state.artifact_deck = _shuffle_within_letters(state.artifact_deck, rng)
-    state.rng.seed(rng.getrandbits(64))
-    return Game(state, None)
+
+
+def _redeal_hand(player: PlayerState, pools: list[list[int]]) -> None:
+    """Replace the player's card values (and 9-Sages cards) by cards from the end of the
+    pools, keeping how many cards of each colour he holds."""
+    hand = player.hand
+    counts = [0] * NUM_COLOURS
+    for t in range(NUM_CARD_TOKENS):
+        if hand[t]:
+            counts[TOKEN_COLOUR[t]] += hand[t]
+            hand[t] = 0
+    for colour in range(NUM_COLOURS):
+        for _ in range(counts[colour]):
+            hand[pools[colour].pop()] += 1
+    player.sages_tokens = [pools[TOKEN_COLOUR[t]].pop() for t in player.sages_tokens]
 
 
 def _shuffle_within_letters(deck: list[int], rng: random.Random) -> list[int]:
