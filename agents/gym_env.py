@@ -44,6 +44,7 @@ DEFAULT_OPPONENTS: Final = "novice"
 #: or ``None`` for the environment's built-in uniform random player.
 OpponentSpec = str | Mapping[str, Any] | AgentSpec | Agent | None
 
+
 def make_env(
     num_players: int = 2,
     opponents: OpponentSpec | Sequence[OpponentSpec] = DEFAULT_OPPONENTS,
