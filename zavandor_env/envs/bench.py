@@ -81,8 +81,9 @@ def bench_aec(make_env: Callable[[], Any], name: str, seconds: float = 3.0,
 def bench_aec_replay(make_env: Callable[[], Any], name: str, games: Sequence[RecordedGame],
                      players: int, seconds: float = 3.0) -> BenchRow:
     """Recorded games (that end by the rules) replayed through a zavandor AEC env, cycling
-    through ``games`` for about ``seconds``.  The first pass checks every game replays to its
-    recorded end (same seed, same decisions), so the timing is of the real games."""
+    through ``games`` for about ``seconds``.  A first, untimed replay checks that the first
+    game reaches its recorded end (same seed, same decisions), so the timing is of the real
+    games."""
     seconds = check_seconds(seconds)
     if not games:
         raise ValueError("bench_aec_replay needs at least one recorded game")
@@ -94,17 +95,18 @@ def bench_aec_replay(make_env: Callable[[], Any], name: str, games: Sequence[Rec
     for record in games[:1]:  # warm-up and check
         if replay(record)[0] != len(record.actions):
             raise RuntimeError(f"{name}: recorded game (seed {record.seed}) did not replay")
-    steps = played = cut = 0
+    steps = played = cut = rounds = 0
     start = time.perf_counter()
     while True:
-        n, truncated = replay(games[played % len(games)])
-        steps, played, cut = steps + n, played + 1, cut + truncated
+        record = games[played % len(games)]
+        n, truncated = replay(record)
+        steps, played, cut, rounds = steps + n, played + 1, cut + truncated, rounds + record.rounds
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
     aec.close()
     return BenchRow(name, players, steps / elapsed, "steps/s", played, cut / played,
-                    sum(g.rounds for g in games) / len(games), steps / played, elapsed)
+                    rounds / played, steps / played, elapsed)
 
 
 def _peer_factory(name: str) -> Callable[[], Any]:
