@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from zavandor_env.engine import Game, Phase
@@ -66,6 +67,9 @@ class MCTSAgent(Agent):
         prior_weight: progressive bias towards the heuristic's choice.
         eval_scale: VP lead that maps to a win estimate of about 0.73.
         search_all: search every decision, not only phase-3 and bidding decisions.
+        avoid_curse: never choose a bid or an opening it could not pay, even by selling every
+            gem (under the rulebook's Curse of the 9 Sages such a move can end its game): the
+            search's opponents model is too crude to rely on being outbid.
         weights: heuristic weights (rollout policy and evaluation), as in HeuristicAgent.
     """
 
@@ -82,6 +86,7 @@ class MCTSAgent(Agent):
         prior_weight: float = 1.0,
         eval_scale: float = 5.0,
         search_all: bool = False,
+        avoid_curse: bool = True,
         weights: HeuristicWeights | Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(seed)
@@ -99,6 +104,7 @@ class MCTSAgent(Agent):
         self.prior_weight = prior_weight
         self.eval_scale = eval_scale
         self.search_all = search_all
+        self.avoid_curse = avoid_curse
         self.w = resolve_weights(weights)
         self.last_iterations = 0
 
@@ -112,6 +118,10 @@ class MCTSAgent(Agent):
             return legal_actions[0]
         if not self.search_all and view.phase not in _SEARCH_PHASES:
             return choose(view, legal_actions, self.w)
+        if self.avoid_curse:
+            legal_actions = curse_free(view, legal_actions)
+            if len(legal_actions) == 1:
+                return legal_actions[0]
         return self.search(view, legal_actions)
 
     # ---- search -------------------------------------------------------------------------
@@ -224,6 +234,19 @@ class MCTSAgent(Agent):
             margin = 1.0 / (1.0 + math.exp(-z))
             out.append(margin if win is None else 0.5 * (win[s] + margin))
         return out
+
+
+def curse_free(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
+    """The seat's legal actions that cannot get it cursed: those the affordability filter
+    (``allow_overbid=False``) allows, which depend only on the seat's own hand and gems and on
+    public prices.  All of them if the filter would leave none (it never does: passing or
+    opening at the minimum one can pay stays)."""
+    if not view.config.allow_overbid:
+        return list(legal_actions)
+    state = view._state.clone()  # the seat's own decision: its own hand is what counts
+    state.config = replace(state.config, allow_overbid=False)
+    safe = set(Game(state).legal_actions())
+    return [a for a in legal_actions if a in safe] or list(legal_actions)
 
 
 def evaluate_seat(view: PlayerView, w: HeuristicWeights) -> float:

@@ -14,8 +14,8 @@ from zavandor_env.agents.human import HumanAgent, parse_answer
 from zavandor_env.agents.match import competition_ranks, play_game
 from zavandor_env.agents.mcts import MCTSAgent
 from zavandor_env.agents.registry import make_agent, parse_spec
-from zavandor_env.engine import Game, GameConfig
-from zavandor_env.engine.actions import END_TURN, string_to_action
+from zavandor_env.engine import Game, GameConfig, Phase
+from zavandor_env.engine.actions import END_TURN, PASS, string_to_action
 from zavandor_env.engine.view import HiddenInformationError, PlayerView
 
 
@@ -309,3 +309,41 @@ def test_heuristic_yaml_equals_the_built_in_defaults():
     from zavandor_env.agents.heuristic import DEFAULT_CONFIG
 
     assert HeuristicWeights.from_yaml(DEFAULT_CONFIG) == HeuristicWeights()
+
+
+def _bid_decision_with_overbids(seed: int) -> tuple[Game, int]:
+    """A heuristic game (rulebook rules) at a bidding decision whose ladder includes bids the
+    bidder could not pay even selling every gem."""
+    from zavandor_env.engine.auction import max_payable
+    from zavandor_env.engine.queries import item_price
+
+    game = Game.new(num_players=2, seed=seed)
+    agents = [HeuristicAgent(seed=s) for s in range(2)]
+    for s, agent in enumerate(agents):
+        agent.reset(s, 2, s)
+    while not game.is_over:
+        state, seat = game.state, game.current_player
+        if state.phase == Phase.BID and PASS in game.legal_actions():
+            player = state.players[seat]
+            top = state.high_bid + 50
+            if item_price(state, player, state.auction_kind, state.auction_item,
+                          top) > max_payable(player):
+                return game, seat
+        game.apply(agents[seat].act(None, PlayerView(game.state, seat), game.legal_actions()))
+    raise AssertionError("no bidding decision with unaffordable raises")
+
+
+def test_mcts_never_bids_what_it_could_not_pay():
+    from zavandor_env.agents.mcts import curse_free
+
+    game, seat = _bid_decision_with_overbids(seed=1)
+    view = PlayerView(game.state, seat)
+    legal = game.legal_actions()
+    safe = curse_free(view, legal)
+    assert PASS in safe and set(safe) < set(legal), "the unaffordable raises are dropped"
+    mcts = MCTSAgent(seed=0, iterations=8)
+    mcts.reset(seat, 2, 0)
+    assert mcts.act(None, view, legal) in safe
+    reckless = MCTSAgent(seed=0, iterations=8, avoid_curse=False)
+    reckless.reset(seat, 2, 0)
+    assert reckless.act(None, view, legal) in legal
