@@ -33,9 +33,10 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
-from zavandor_env.engine import Game, Phase
+from zavandor_env.engine import Game, GameConfig, Phase
 from zavandor_env.engine.determinize import determinize
 from zavandor_env.engine.view import PlayerView
 
@@ -68,8 +69,10 @@ class MCTSAgent(Agent):
         eval_scale: VP lead that maps to a win estimate of about 0.73.
         search_all: search every decision, not only phase-3 and bidding decisions.
         avoid_curse: never choose a bid or an opening it could not pay, even by selling every
-            gem (under the rulebook's Curse of the 9 Sages such a move can end its game): the
-            search's opponents model is too crude to rely on being outbid.
+            gem (under the rulebook's Curse of the 9 Sages such a move can end its game), and
+            search as if nobody did: simulated players that curse themselves make the search
+            expect opponents to throw their games away (measured: 0.48 instead of 0.78
+            against the heuristic at 16 iterations with the Curse in play).
         weights: heuristic weights (rollout policy and evaluation), as in HeuristicAgent.
     """
 
@@ -136,6 +139,8 @@ class MCTSAgent(Agent):
             elif done >= self.iterations:
                 break
             game = determinize(view, self.rng)
+            if self.avoid_curse:
+                game.state.config = _without_overbids(game.state.config)
             self._iterate(root, game, view.round)
             done += 1
         self.last_iterations = done
@@ -236,6 +241,11 @@ class MCTSAgent(Agent):
         return out
 
 
+@lru_cache(maxsize=32)
+def _without_overbids(config: GameConfig) -> GameConfig:
+    return config if not config.allow_overbid else replace(config, allow_overbid=False)
+
+
 def curse_free(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
     """The seat's legal actions that cannot get it cursed: those the affordability filter
     (``allow_overbid=False``) allows, which depend only on the seat's own hand and gems and on
@@ -244,7 +254,7 @@ def curse_free(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
     if not view.config.allow_overbid:
         return list(legal_actions)
     state = view._state.clone()  # the seat's own decision: its own hand is what counts
-    state.config = replace(state.config, allow_overbid=False)
+    state.config = _without_overbids(state.config)
     safe = set(Game(state).legal_actions())
     return [a for a in legal_actions if a in safe] or list(legal_actions)
 
