@@ -45,3 +45,26 @@ def test_unknown_render_mode_is_one_line_error() -> None:
         raw_env(render_mode="video")
     with pytest.raises(ValueError, match="render_mode must be None or one of"):
         SingleAgentEnv(render_mode="video")
+
+
+def test_human_mode_keeps_a_live_page_of_the_picture(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url, *a, **k: opened.append(url))
+    env = raw_env(num_players=2, render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    page = env._renderer.page
+    assert page is not None and "<svg" in page.read_text()
+    first = page.read_text()
+    out = capsys.readouterr().out
+    assert page.as_uri() in out and "\033[" in out  # the page's address, then the table
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    env.render()
+    assert page.read_text() != first, "the page follows the game"
+    assert page.as_uri() not in capsys.readouterr().out, "the address is printed once"
+    assert opened == [], "no browser without a display"
+    env.close()
+    assert not page.exists()

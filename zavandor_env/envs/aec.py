@@ -40,7 +40,7 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.game import check_seed
 from ..engine.outcome import game_outcome
 from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
-from .render import RENDER_MODES, check_render_mode, render
+from .render import RENDER_MODES, Renderer
 from .rewards import RewardConfig
 
 ENV_NAME = "zavandor_v0"
@@ -81,8 +81,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
     Args:
         num_players: 2 to 6.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"rgb_array"`` (an
-            H x W x 3 uint8 picture) or ``"human"``
-            (``render()`` prints a coloured table to the terminal).
+            H x W x 3 uint8 picture) or ``"human"`` (a live picture in the browser and a
+            coloured table in the terminal).
         reward: terminal reward scheme of a game that ends by the rules: ``"win"``
             (default), ``"rank"`` or ``"vp_margin"``.
         vp_delta: reward per VP gained (default 0).
@@ -120,7 +120,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             illegal_reward, **rule_options,
         )
         super().__init__()
-        check_render_mode(render_mode)
+        self._renderer = Renderer(render_mode)
         _check_option_names(rule_options)
         self.reward_config = RewardConfig(
             reward=reward, vp_delta=vp_delta, step_reward=step_reward,
@@ -266,9 +266,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
 
     # ---- rendering ------------------------------------------------------------------------
     def render(self) -> Any:
-        """Text (``"ansi"``), a printed coloured table (``"human"``) or an H x W x 3 uint8
-        picture (``"rgb_array"``) of the whole table; see :mod:`.render`."""
-        return render(self._game, self.render_mode)
+        """Text (``"ansi"``), a live picture and a printed coloured table (``"human"``) or an
+        H x W x 3 uint8 picture (``"rgb_array"``) of the whole table; see :mod:`.render`."""
+        return self._renderer(self._game)
 
     def close(self) -> None:
-        pass
+        """Remove the live page of ``"human"`` rendering, if one was made."""
+        self._renderer.close()

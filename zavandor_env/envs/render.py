@@ -1,8 +1,9 @@
 """Rendering for the environments (one place for both): the spectator's view of the table.
 
 * ``"ansi"`` returns :func:`zavandor_env.engine.text.describe` (every hand shown in full);
-* ``"human"`` prints the same text with terminal colours (headings in bold, the deciding seat
-  highlighted, the legal actions dimmed): the machines this runs on rarely have a screen;
+* ``"human"`` shows the picture of :func:`zavandor_env.engine.svg.to_svg` in a live browser
+  page and prints the text with terminal colours (headings in bold, the deciding seat
+  highlighted, the legal actions dimmed), for machines without a screen;
 * ``"rgb_array"`` returns the picture of :func:`zavandor_env.engine.svg.to_svg` as an
   H x W x 3 ``uint8`` array (Gymnasium's convention; needs the ``render`` extra, part of ``rl``).
 
@@ -12,6 +13,11 @@ A seat's own hidden-information view for human play lives in ``zavandor_env.agen
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
+import webbrowser
+from pathlib import Path
 from typing import Any
 
 from ..engine import Game
@@ -49,21 +55,72 @@ def check_render_mode(render_mode: str | None) -> None:
                          f"got {render_mode!r}")
 
 
-def render(game: Game | None, render_mode: str | None) -> Any:
-    """What ``env.render()`` returns in ``render_mode`` (text, an RGB array, or ``None``)."""
-    if render_mode is None:
-        import gymnasium
+class Renderer:
+    """What ``env.render()`` returns in one render mode (text, an RGB array, or ``None``).
 
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
-                              f"one of {RENDER_MODES} when making the environment")
+    ``"human"`` shows the picture of the table in a live browser page (a file rewritten at
+    every render, which reloads itself every second; opened in the browser once where a
+    display exists, its path printed once either way) and prints the coloured table to the
+    terminal.
+    """
+
+    def __init__(self, render_mode: str | None) -> None:
+        check_render_mode(render_mode)
+        self.render_mode = render_mode
+        self.page: Path | None = None  # the live page of "human" mode, made on first use
+
+    def __call__(self, game: Game | None) -> Any:
+        mode = self.render_mode
+        if mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
+                                  f"one of {RENDER_MODES} when making the environment")
+            return None
+        if game is None:
+            raise RuntimeError("call reset() before render()")
+        if mode == "rgb_array":
+            from .picture import frame  # lazy: the rasteriser is an optional dependency
+
+            return frame(game)
+        if mode == "ansi":
+            return render_text(game, colour=False)
+        self._show_page(game)
+        print(render_text(game, colour=True))
         return None
-    if game is None:
-        raise RuntimeError("call reset() before render()")
-    if render_mode == "rgb_array":
-        from .picture import frame  # lazy: the rasteriser is an optional dependency
 
-        return frame(game)
-    if render_mode == "ansi":
-        return render_text(game, colour=False)
-    print(render_text(game, colour=True))
-    return None
+    def close(self) -> None:
+        """Remove the live page (if any); a later render makes a new one."""
+        if self.page is not None:
+            self.page.unlink(missing_ok=True)
+            self.page = None
+
+    def _show_page(self, game: Game) -> None:
+        first = self.page is None
+        if self.page is None:
+            handle, name = tempfile.mkstemp(prefix="zavandor-", suffix=".html")
+            os.close(handle)
+            self.page = Path(name)
+        html = _LIVE_PAGE.format(svg=game.to_svg())
+        tmp = self.page.with_name(self.page.name + ".tmp")
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, self.page)  # a reload never sees half a page
+        if first:
+            print(f"zavandor: watching the table at {self.page.as_uri()}")
+            if _has_display():
+                webbrowser.open(self.page.as_uri())
+
+
+def _has_display() -> bool:
+    """A browser window can open here (not on a headless server, CI or an ssh session)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+_LIVE_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="1">
+<title>zavandor: live table</title>
+<style>body{{margin:0;background:#1f2933}} svg{{display:block;width:100%;height:auto}}</style>
+</head><body>{svg}</body></html>
+"""

@@ -50,7 +50,7 @@ from ..engine.outcome import game_outcome
 from ..engine.view import PlayerView
 from .aec import raw_env
 from .observation import OBS_BOUND, OBS_SIZE, mask_array
-from .render import RENDER_MODES, check_render_mode, render
+from .render import RENDER_MODES, Renderer
 
 #: What ``opponents`` accepts: ``None``, an :class:`Agent`, or one of those per other seat.
 Opponents = Agent | Sequence[Agent | None] | None
@@ -131,7 +131,7 @@ class SingleAgentEnv(gymnasium.Env):
         ):
             raise ValueError(f"learner_seat must be None or a seat 0..{num_players - 1}, "
                              f"got {learner_seat!r}")
-        check_render_mode(render_mode)
+        self._renderer = Renderer(render_mode)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', "
                              f"got {illegal_action!r}")
@@ -227,7 +227,12 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self) -> Any:
         """The whole table as text, a printed coloured table or an RGB array, as the AEC
         env renders it (:mod:`.render`)."""
-        return render(self.aec._game, self.render_mode)
+        return self._renderer(self.aec._game)
+
+    def close(self) -> None:
+        """Remove the live page of ``"human"`` rendering, if one was made."""
+        self._renderer.close()
+        super().close()
 
     # ---- internals --------------------------------------------------------------------
     @property
