@@ -13,8 +13,12 @@ Fairness rules:
 
 Games run in worker processes (``multiprocessing``; all cores by default) and stream back to a
 progress bar; a tournament with an interactive agent (``human``) plays in this process, which
-owns the terminal.  Every agent spec is built once here before any game (:func:`check_agents`),
-so a missing policy file or a bad parameter fails at once, not in a worker.  Every game is
+owns the terminal.  With ``use_ray=True`` the same games run as Ray tasks -- on a local Ray
+started for the tournament, or on a running cluster (``address``) -- with the same task list,
+the same per-game seeds and the same sorting, so the records, and every report file but the
+wall-clock figures, are the same as the process pool's (``pip install -e ".[ray]"``).
+Every agent spec is built once here before any game (:func:`check_agents`), so a missing
+policy file or a bad parameter fails at once, not in a worker.  Every game is
 reproducible from its record (``Game.replay_record()``).
 
 Reports go to one directory per tournament: :func:`prepare_output_dir` checks it before any
@@ -31,7 +35,8 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,7 +73,11 @@ class TournamentConfig:
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"workers must be positive (or None: all cores), got {self.workers}")
         labels = [a.label for a in self.agents]
-        if len(set(labels)) != len(labels):
+        # The same spec repeated in a full seating ("heuristic naive naive naive" at 4
+        # players) is one agent filling several seats; any other repeated label is ambiguous.
+        same_agent_repeated = len(self.agents) == self.num_players and all(
+            a == b for a in self.agents for b in self.agents if a.label == b.label)
+        if len(set(labels)) != len(labels) and not same_agent_repeated:
             raise ValueError(f"agent labels must be unique (give each a 'label'): {labels}")
         GameConfig(num_players=self.num_players, **self.game_options)  # validate early
 
@@ -245,11 +254,18 @@ def run_tournament(
     config: TournamentConfig,
     progress: bool = True,
     on_record: Callable[[GameRecord], None] | None = None,
+    *,
+    use_ray: bool = False,
+    address: str | None = None,
 ) -> list[GameRecord]:
     """Play every game of the tournament; returns records sorted by (lineup, deal, rotation).
 
     ``workers=1`` plays in this process (no multiprocessing), useful for tests and debugging;
-    so does a tournament with an interactive agent.
+    so does a tournament with an interactive agent.  ``use_ray`` plays the games as Ray tasks
+    instead (at most ``workers`` at a time when given), on a local Ray started and stopped
+    here, or on the cluster at ``address`` ("auto", "ray://host:10001"); the records are the
+    same.  Raises :class:`RayMissingError` when Ray is not installed and
+    :class:`RayConnectionError` when the cluster cannot be joined.
     """
     from tqdm import tqdm
 
@@ -264,9 +280,20 @@ def run_tournament(
         workers = 1  # a worker has no terminal: the person would never be asked
     workers = max(1, min(workers, len(tasks)))
     records: list[GameRecord] = []
+    session = ExitStack()  # Ray, when asked for: joined before the progress bar is drawn
+    if use_ray:
+        if config.interactive:
+            raise ValueError("a tournament with an agent that asks a person cannot run on Ray")
+        ray_module = session.enter_context(ray_session(address, num_cpus=config.workers))
     bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress)
     try:
-        if workers == 1:
+        if use_ray:
+            for rec in _play_on_ray(ray_module, config, tasks):
+                records.append(rec)
+                if on_record:
+                    on_record(rec)
+                bar.update()
+        elif workers == 1:
             _init_worker(config)
             for task in tasks:
                 rec = play_task(task)
@@ -286,8 +313,96 @@ def run_tournament(
                     bar.update()
     finally:
         bar.close()
+        session.close()
     records.sort(key=lambda r: (r.task.lineup, r.task.deal, r.task.rotation))
     return records
+
+
+# ---- Ray ----------------------------------------------------------------------------------
+#: What to install for the Ray paths (``eval --ray``, training with ``backend: rllib``).
+RAY_INSTALL = 'pip install -e ".[ray]"'
+
+
+class RayMissingError(ImportError):
+    """Ray cannot be imported here: ``RayMissingError("--ray")`` reads ``--ray needs the [ray]
+    extra (missing: ray): pip install -e ".[ray]"``."""
+
+    def __init__(self, what: str, detail: str = "missing: ray") -> None:
+        super().__init__(f"{what} needs the [ray] extra ({detail}): {RAY_INSTALL}")
+
+
+class RayConnectionError(ConnectionError):
+    """The Ray cluster named by ``address`` cannot be joined; the message is one line."""
+
+
+def import_ray(what: str) -> Any:
+    """The ``ray`` module, or :class:`RayMissingError` saying what needs it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayMissingError(what, " ".join(str(exc).split())) from None
+    return ray
+
+
+@contextmanager
+def ray_session(address: str | None = None, num_cpus: int | None = None,
+                what: str = "--ray") -> Iterator[Any]:
+    """Ray for the length of a command: join the cluster at ``address`` ("auto" on one of
+    its nodes, "ray://head:10001" from anywhere) or start a local Ray (``num_cpus``, no
+    dashboard) and stop it afterwards.  A session this process already holds (a test's, a
+    notebook's) is used as it is and left open."""
+    import logging
+
+    ray = import_ray(what)
+    if ray.is_initialized():
+        yield ray
+        return
+    # The workers' own output would scramble the progress bar; their errors still reach
+    # this process as exceptions.
+    quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
+    if address:
+        try:
+            ray.init(address=address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            raise RayConnectionError(f"cannot join the Ray cluster at {address!r}: {detail} "
+                                     "(is it started? see docs/scaling.md)") from None
+    else:
+        ray.init(num_cpus=num_cpus, include_dashboard=False, **quiet)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _play_chunk(config: TournamentConfig, tasks: list[GameTask]) -> list[GameRecord]:
+    """A Ray task: play some games in a Ray worker, as :func:`play_task` in a pool worker
+    (agents are built once per worker process and tournament, then reused)."""
+    if _WORKER.get("config") != config:
+        _init_worker(config)
+    return [play_task(task) for task in tasks]
+
+
+def _play_on_ray(ray: Any, config: TournamentConfig,
+                 tasks: list[GameTask]) -> Iterator[GameRecord]:
+    """Records of ``tasks`` played as Ray tasks (in the session open), as they finish.  Games
+    go out in chunks (a few per CPU, so agents are not rebuilt per game and the progress bar
+    still moves); with ``workers`` set, at most that many chunks run at once."""
+    slots = config.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    size = max(1, -(-len(tasks) // (4 * slots)))
+    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+    play = ray.remote(num_cpus=1, max_retries=0)(_play_chunk)
+    shared = ray.put(config)
+    pending: list[Any] = []
+    try:
+        while chunks or pending:
+            while chunks and len(pending) < slots:
+                pending.append(play.remote(shared, chunks.pop(0)))
+            done, pending = ray.wait(pending, num_returns=1)
+            yield from ray.get(done[0])
+    finally:
+        for ref in pending:  # Ctrl-C or a failed game: stop what is still running
+            ray.cancel(ref, force=True)
 
 
 # ---- output directory -------------------------------------------------------------------

@@ -72,8 +72,8 @@ def test_lineups_for_fewer_and_more_agents_than_seats():
 
 
 def test_tournament_rejects_duplicate_labels_and_bad_files(tmp_path):
-    with pytest.raises(ValueError, match="unique"):
-        TournamentConfig([parse_spec("random"), parse_spec("random")])
+    with pytest.raises(ValueError, match="unique"):  # a round robin with a repeated entrant
+        TournamentConfig([parse_spec("random"), parse_spec("random"), parse_spec("heuristic")])
     bad = tmp_path / "t.yaml"
     bad.write_text("agents: [random]\nplayerz: 3\n")
     with pytest.raises(ValueError, match="playerz"):
@@ -191,3 +191,18 @@ def test_malformed_tournament_yaml_is_one_line(tmp_path):
     with pytest.raises(ValueError, match="not valid YAML") as info:
         TournamentConfig.from_yaml(bad)
     assert "\n" not in str(info.value)
+
+
+def test_one_agent_may_fill_several_seats_of_a_full_seating() -> None:
+    config = TournamentConfig(agents=[parse_spec("heuristic"), parse_spec("random"),
+                                      parse_spec("random"), parse_spec("random")],
+                              num_players=4, games=4, workers=1)
+    assert [s.label for s in config.lineups()[0]] == ["heuristic", "random", "random", "random"]
+    report = TournamentReport.build(config, run_tournament(config, progress=False))
+    assert report.agents["random"].seats == 12 and report.agents["heuristic"].seats == 4
+
+
+def test_different_agents_under_one_label_are_refused() -> None:
+    with pytest.raises(ValueError, match="labels must be unique"):
+        TournamentConfig(agents=[parse_spec("heuristic"), parse_spec("mcts:label=heuristic")],
+                         num_players=2)

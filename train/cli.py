@@ -1,9 +1,10 @@
-"""``zavandor train``: the command-line face of :func:`train.selfplay.train`.
+"""``zavandor train``: the command-line face of :func:`train.selfplay.train` and, for a config
+with ``backend: rllib``, of :func:`train.rllib.run.train_rllib`.
 
 Kept import-light: the RL stack is imported only when a run starts.  Every error a user can
 cause (a bad config or override, a run folder without an intact checkpoint, a missing ``[rl]``
-extra) ends with one line on stderr and exit code 2; Ctrl-C ends with one line saying how to
-resume and exit code 130.
+or ``[ray]`` extra) ends with one line on stderr and exit code 2; Ctrl-C ends with one line
+saying how to resume and exit code 130.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="continue a run from its newest intact checkpoint (its config.yaml "
                         "is used; --set still applies, e.g. a larger total_timesteps); only "
                         "tensors and JSON are read from the checkpoint, never pickled code")
+    parser.add_argument("--address", metavar="ADDR", default=None,
+                        help="backend rllib only: join a running Ray cluster ('auto' on one of "
+                        "its nodes, or ray://HEAD:10001); default: start a local Ray for the "
+                        "run and stop it afterwards (see docs/scaling.md)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -69,25 +74,51 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from .checkpointing import CheckpointError
     from .config import TrainConfigError, default_config_path, load_config
+    from .rllib import RayConnectionError, RayMissingError
 
     overrides = list(args.overrides)
     if args.quiet:
         overrides.append("progress_bar=false")
     if args.resume is not None and args.config is not None:
         return _error("--resume uses the run's own config.yaml; drop --config")
+    address = getattr(args, "address", None)
     try:
         if args.resume is None:
             path = args.config if args.config is not None else default_config_path()
             cfg = load_config(path, overrides)
+            backend = cfg.backend
         else:
-            cfg = None
-        from .selfplay import train
+            from .selfplay import load_run_config
 
-        run_dir = train(cfg, resume=args.resume, overrides=overrides if args.resume else None)
-    except (TrainConfigError, CheckpointError, FileNotFoundError) as exc:
+            cfg = None
+            backend = load_run_config(Path(args.resume), overrides).backend
+        if backend == "rllib":
+            run_dir = _run_rllib(cfg, args.resume, overrides, address)
+        elif address is not None:
+            return _error("--address joins a Ray cluster: it needs a config with backend: rllib")
+        else:
+            from .selfplay import train
+
+            run_dir = train(cfg, resume=args.resume,
+                            overrides=overrides if args.resume else None)
+    except (TrainConfigError, CheckpointError, FileNotFoundError, RayMissingError,
+            RayConnectionError) as exc:
         return _error(str(exc))
     report(run_dir)
     return 0
+
+
+def _run_rllib(cfg: object, resume: str | None, overrides: list[str],
+               address: str | None) -> Path:
+    """The rllib backend, or :class:`RayMissingError` naming the ``[ray]`` extra."""
+    from .rllib import RayMissingError, ray_available
+
+    if not ray_available():
+        raise RayMissingError("backend rllib")
+    from .rllib.run import train_rllib
+
+    return train_rllib(cfg, resume=resume,  # type: ignore[arg-type]
+                       overrides=overrides if resume else None, address=address)
 
 
 def report(run_dir: Path) -> None:
@@ -104,7 +135,7 @@ def report(run_dir: Path) -> None:
                   f"mean VP {r['mean_vp']:.1f} vs {r['mean_opponent_vp']:.1f}, "
                   f"{r['mean_rounds']:.1f} rounds, {r['truncated']:.0%} cut off")
         print(f"  illegal actions: {data.get('illegal_actions', 0)}")
-    print(f"  policy (weights only, for agents.PolicyAgent): {run_dir / 'policy.npz'}")
+    print(f"  policy (weights only; agent spec policy:path=...): {run_dir / 'policy.npz'}")
     print(f"  continue it:  zavandor train --resume {shlex.quote(str(run_dir))}")
     print(f"  watch it:     tensorboard --logdir {shlex.quote(str(run_dir.parent))}   (then open "
           "http://localhost:6006)")

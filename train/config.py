@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 #: of the learner, drawn from the run's pool.
 SNAPSHOT = "snapshot"
 VEC_ENVS = ("dummy", "subproc")
+#: Trainers: MaskablePPO in this process, or RLlib PPO on Ray (``train/rllib/``).
+BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
 #: Config keys that take ``--set key.sub=value`` overrides.
 MAPPING_KEYS = ("game", "opponent_weights")
@@ -56,6 +58,13 @@ class TrainConfig:
     """folder holding one sub-folder per run"""
     torch_threads: int = 1
     """torch intra-op threads; 1 leaves the other core to the environments"""
+    backend: str = "sb3"
+    """trainer: ``sb3`` (sb3-contrib MaskablePPO in this process) or ``rllib`` (RLlib PPO on
+    Ray, a league of modules; needs the ``[ray]`` extra, see docs/scaling.md)"""
+    num_env_runners: int = 1
+    """``rllib`` backend: Ray actors playing the training games, ``n_envs`` games each (0:
+    play them in the trainer's process); an update takes ``n_steps * n_envs`` decisions of
+    every seat per runner"""
 
     # ---- game and environment -------------------------------------------------------------
     num_players: int = 2
@@ -265,6 +274,13 @@ def validate(cfg: TrainConfig) -> None:
         _require(0 <= cfg.learner_seat < cfg.num_players, "learner_seat",
                  f"must be a seat in 0..{cfg.num_players - 1} or null, got {cfg.learner_seat}")
     _require(cfg.vec_env in VEC_ENVS, "vec_env", f"must be one of {VEC_ENVS}, got {cfg.vec_env!r}")
+    _require(cfg.backend in BACKENDS, "backend", f"must be one of {BACKENDS}, got {cfg.backend!r}")
+    _require(cfg.num_env_runners >= 0, "num_env_runners",
+             f"must be >= 0, got {cfg.num_env_runners}")
+    # RLlib's KL term is an adaptive penalty, not SB3's early stop: refuse rather than
+    # silently train something else.
+    _require(cfg.backend != "rllib" or cfg.target_kl is None, "target_kl",
+             "must be null with backend rllib (RLlib has no KL early stop)")
     _require(cfg.activation in ACTIVATIONS, "activation",
              f"must be one of {ACTIVATIONS}, got {cfg.activation!r}")
     _require(bool(cfg.net_arch) and all(isinstance(n, int) and not isinstance(n, bool) and n > 0

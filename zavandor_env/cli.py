@@ -128,6 +128,7 @@ def _write_json(path: str, data: Any) -> None:
 # ---- eval -------------------------------------------------------------------------------
 def _cmd_eval(args: argparse.Namespace) -> int:
     from zavandor_env.agents.tournament import (
+        RayConnectionError,
         TournamentReport,
         check_agents,
         prepare_output_dir,
@@ -142,6 +143,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 f"agent {human[0]!r} asks a person for every decision and cannot sit in a "
                 "tournament; to play against agents use `zavandor play AGENT...`"
             )
+        _check_ray_options(args)  # before any directory or game: --ray without Ray
         check_agents(config)  # a missing policy file fails here, not in a worker
         existed = args.out is not None and Path(args.out).exists()
         out = (prepare_output_dir(args.out, overwrite=args.overwrite) if args.out
@@ -149,10 +151,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         return _fail("eval", exc)
     try:
-        records = run_tournament(config, progress=not args.quiet)
-    except BaseException:
+        records = run_tournament(config, progress=not args.quiet, use_ray=args.ray,
+                                 address=args.address)
+    except BaseException as exc:
         if not existed:
             _remove_if_empty(out)  # leave no empty directory behind a failed run
+        if isinstance(exc, RayConnectionError):  # --address names no reachable cluster
+            return _fail("eval", exc)
         raise
     report = TournamentReport.build(config, records)
     try:  # written before printing: a closed pipe (| head) must not lose the results
@@ -162,6 +167,19 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     print(report.text())
     print(f"wrote {len(paths)} file(s) to {out}")
     return 0
+
+
+def _check_ray_options(args: argparse.Namespace) -> None:
+    """Refuse ``--address`` without ``--ray``, and ``--ray`` where Ray is not installed."""
+    from zavandor_env.agents.tournament import RayMissingError, import_ray
+
+    if args.address and not args.ray:
+        raise UsageError("--address names the Ray cluster to play on: give --ray too")
+    if args.ray:
+        try:
+            import_ray("--ray")
+        except RayMissingError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _eval_config(args: argparse.Namespace) -> Any:
@@ -462,6 +480,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--save-replays", action="store_true", help="write every game's replay")
     ev.add_argument("--no-chart", action="store_true", help="skip chart.png")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument("--ray", action="store_true", help="play the games as Ray tasks (same "
+                    "seeds, same results as the process pool; needs the [ray] extra): on a "
+                    "local Ray started for the run, or on the cluster at --address")
+    ev.add_argument("--address", metavar="ADDR", default=None, help="with --ray: join this "
+                    "Ray cluster ('auto' on one of its nodes, or ray://HEAD:10001)")
     ev.set_defaults(func=_cmd_eval)
 
     card = sub.add_parser(

@@ -1,0 +1,449 @@
+"""Self-play training with RLlib PPO on Ray: :func:`train_rllib`, the ``backend: rllib`` twin of
+:func:`train.selfplay.train` (same config, same run folder, same charts and exports).
+
+Run layout (``<runs_dir>/<name>__<seed>__<time>/``), as the SB3 backend's::
+
+    config.yaml                  the resolved config (``--resume`` reads it back)
+    events.out.tfevents.*        TensorBoard: the SB3 backend's tags (see stats.py)
+    checkpoints/step_<N>/        model.zip (tensors only: policy.pth = every module's weights,
+                                 policy.optimizer.pth = the learner's optimizer) and
+                                 state.json (step, league slots, rating, totals)
+    checkpoints/LATEST           name of the newest complete checkpoint (written last)
+    policy.npz                   weights-only export of ``main`` (agents.PolicyAgent)
+    eval.json                    the newest evaluation figures
+
+One training iteration is RLlib's ``Algorithm.train()``: the env runners play ``n_steps *
+n_envs`` decisions each (every seat's), the learner updates ``main`` on its own decisions.
+Between iterations -- when the weights are consistent -- the trainer charts the finished games,
+fills a snapshot slot, evaluates and checkpoints at their intervals, counted in ``main``'s
+decisions as the SB3 backend counts its learner's.  Checkpoints are the project's kill-safe
+ones (:mod:`train.checkpointing`): RLlib's own checkpoint format pickles its config and
+states, so resuming rebuilds the algorithm from ``config.yaml`` and loads only tensors.
+
+Ray: with ``address=None`` a local Ray is started for the run and stopped after it (a session
+already open in this process, e.g. a test's, is used as it is); ``"auto"`` or
+``"ray://host:10001"`` joins a running cluster, whose nodes need this package installed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import sys
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..checkpointing import (
+    Checkpoint,
+    CheckpointError,
+    CheckpointWriter,
+    latest_checkpoint,
+    obs_fingerprint,
+)
+from ..config import SNAPSHOT, TrainConfig, load_config
+from ..selfplay import TrainingInterrupted, _start_or_resume, _warn, load_run_config
+from . import RayMissingError, ray_session
+
+#: Where the RLlib backend's TensorBoard scalars from the learner go, by SB3's names.
+LEARNER_TAGS = {"policy_loss": "train/policy_gradient_loss", "vf_loss": "train/value_loss",
+                "entropy": "train/entropy", "mean_kl_loss": "train/approx_kl",
+                "vf_explained_var": "train/explained_variance", "total_loss": "train/loss"}
+
+
+def import_rllib(what: str = "backend rllib") -> Any:
+    """``ray`` with RLlib importable, or :class:`RayMissingError` naming the extra."""
+    try:
+        import ray
+        import ray.rllib  # noqa: F401  (RLlib's own dependencies: dm-tree, pyarrow...)
+    except ImportError as exc:
+        raise RayMissingError(what, " ".join(str(exc).split())) from None
+    return ray
+
+
+# ---- the algorithm ----------------------------------------------------------------------------
+def train_batch_size(cfg: TrainConfig) -> int:
+    """Decisions (every seat's) per training iteration: ``n_steps`` per game in play."""
+    return cfg.n_steps * cfg.n_envs * max(1, cfg.num_env_runners)
+
+
+def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
+    """RLlib's PPO config of a run: the league's modules, SB3-equivalent hyper-parameters."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from zavandor_env.engine.actions import NUM_ACTIONS
+
+    from .env import ZavandorMultiAgentEnv
+    from .league import MAIN, scripted_id
+    from .module import MaskedActorCritic, ScriptedModule
+    from .stats import GameStatsCallback
+
+    net = {"hidden": list(cfg.net_arch), "activation": cfg.activation}
+    specs = {MAIN: RLModuleSpec(module_class=MaskedActorCritic, model_config=net)}
+    for slot in league.slot_ids():
+        specs[slot] = RLModuleSpec(module_class=MaskedActorCritic, model_config=net)
+    for k, _spec in enumerate(league.specs):
+        specs[scripted_id(k)] = RLModuleSpec(module_class=ScriptedModule,
+                                             model_config={"delegate": NUM_ACTIONS + k})
+    env_config = {"num_players": cfg.num_players, "options": cfg.env_options(),
+                  "scripted": list(league.specs), "seed": cfg.seed, "start_step": start_step}
+    return (
+        PPOConfig()
+        .environment(ZavandorMultiAgentEnv, env_config=env_config)
+        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.n_envs,
+                     rollout_fragment_length="auto")
+        # A failing env runner stops the run with its error: RLlib's default restarts it
+        # quietly, which turns a bug in an agent into an endless loop of restarts.
+        .fault_tolerance(restart_failed_env_runners=False)
+        .learners(num_learners=0)  # the learner runs in this process (CPU)
+        .multi_agent(policies=set(specs), policy_mapping_fn=league.mapping(),
+                     policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(train_batch_size_per_learner=train_batch_size(cfg),
+                  minibatch_size=cfg.batch_size, num_epochs=cfg.n_epochs,
+                  lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda,
+                  clip_param=cfg.clip_range, entropy_coeff=cfg.ent_coef,
+                  vf_loss_coeff=cfg.vf_coef, grad_clip=cfg.max_grad_norm,
+                  grad_clip_by="global_norm",
+                  # As MaskablePPO: no KL penalty, no clipping of the value loss.
+                  use_kl_loss=False, vf_clip_param=math.inf)
+        .callbacks(GameStatsCallback)
+        .debugging(seed=cfg.seed + start_step, log_level="ERROR")
+    )
+
+
+def _quiet_rllib_notices() -> None:
+    """RLlib's config check warns on every build that PPO now runs on its new API stack --
+    which is the one this backend is written for."""
+    import logging
+
+    logging.getLogger("ray.rllib.algorithms.algorithm_config").setLevel(logging.ERROR)
+
+
+def module_states(algo: Any, optimizer: bool = False) -> dict[str, Any]:
+    """The learner's module weights (module id -> name -> array) and, when asked, its
+    optimizer state, as plain containers of NumPy arrays."""
+    components = ["learner/rl_module"] + (["learner/optimizer"] if optimizer else [])
+    state = algo.learner_group.get_state(components=components)["learner"]
+    return state if optimizer else state["rl_module"]
+
+
+def _to_torch(value: Any) -> Any:
+    """NumPy leaves as tensors, NumPy scalars as Python numbers: what ``torch.load(...,
+    weights_only=True)`` reads back without unpickling any other object."""
+    import torch
+
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: _to_torch(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_torch(v) for v in value)
+    return value
+
+
+def _to_numpy(value: Any) -> Any:
+    if hasattr(value, "detach"):
+        return value.detach().cpu().numpy()
+    if isinstance(value, dict):
+        return {k: _to_numpy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_numpy(v) for v in value)
+    return value
+
+
+def write_model(algo: Any, path: Path) -> None:
+    """``model.zip`` of a checkpoint: ``policy.pth`` (weights of every module) and
+    ``policy.optimizer.pth`` (the learner's optimizer), tensors and plain containers only."""
+    import torch
+
+    state = module_states(algo, optimizer=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, part in (("policy.pth", state["rl_module"]),
+                           ("policy.optimizer.pth", state["optimizer"])):
+            buffer = io.BytesIO()
+            torch.save(_to_torch(part), buffer)
+            archive.writestr(name, buffer.getvalue())
+
+
+def restore(algo: Any, checkpoint: Checkpoint) -> None:
+    """Load a checkpoint's weights and optimizer into an algorithm built from the run's
+    config; the env runners get the new weights."""
+    modules = checkpoint.params["policy"]
+    expected = set(module_states(algo))
+    if set(modules) != expected:
+        raise CheckpointError(
+            f"checkpoint {checkpoint.path.name} holds modules {sorted(modules)}, the run's "
+            f"config builds {sorted(expected)} (was pool_size or opponent_weights changed "
+            "with --set?)")
+    state = {"learner": {"rl_module": _to_numpy(modules),
+                         "optimizer": _to_numpy(checkpoint.params["policy.optimizer"])}}
+    try:
+        algo.set_state({"learner_group": state})
+    except (RuntimeError, ValueError, KeyError) as exc:
+        detail = " ".join(str(exc).split())[:300]
+        raise CheckpointError(
+            f"checkpoint {checkpoint.path.name} does not fit the run's config (were net_arch or "
+            f"activation changed with --set?): {detail}") from None
+
+
+def push_mapping(algo: Any, mapping: Any) -> None:
+    """Use ``mapping`` as the policy mapping function from the next episode on, here and on
+    every env runner (each reads it from its config when an episode starts)."""
+
+    def assign(config: Any) -> None:
+        frozen = getattr(config, "_is_frozen", False)
+        config._is_frozen = False  # RLlib's own add_module() edits a built config so too
+        config.multi_agent(policy_mapping_fn=mapping)
+        config._is_frozen = frozen
+
+    assign(algo.config)
+    algo.env_runner_group.foreach_env_runner(lambda runner: assign(runner.config))
+
+
+def add_snapshot(algo: Any, league: Any, step: int) -> str:
+    """Copy ``main``'s weights into the next snapshot slot and start drawing it."""
+    from ..pool import snapshot_label
+    from .league import MAIN
+
+    slot = league.next_slot()
+    main = module_states(algo)[MAIN]
+    algo.set_state({"learner_group": {"learner": {"rl_module": {slot: main}}}})
+    league.add(slot, snapshot_label(step))
+    push_mapping(algo, league.mapping())
+    return slot
+
+
+def export_main(algo: Any, cfg: TrainConfig, info: dict[str, Any] | None = None) -> Any:
+    """``main``'s weights-only policy (actor and critic), from the learner."""
+    from .export import policy_from_module_state
+    from .league import MAIN
+
+    return policy_from_module_state(module_states(algo)[MAIN], cfg.activation, info)
+
+
+def _main_steps(result: dict[str, Any]) -> int:
+    """``main``'s decisions sampled since the algorithm was built."""
+    sampled = result.get("env_runners", {}).get("num_module_steps_sampled_lifetime", {})
+    value = sampled.get("main", 0) if isinstance(sampled, dict) else 0
+    return int(float(value))
+
+
+# ---- the run ----------------------------------------------------------------------------------
+class _Trainer:
+    """The state of one invocation: algorithm, league, rating, charts, schedules."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None) -> None:
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+        from zavandor_env.agents.registry import parse_spec
+
+        from ..callbacks import Schedule
+        from ..rating import PoolRating
+        from .league import League
+
+        state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.start_step = int(state.get("step", 0))
+        self.step = self.start_step
+        torch.manual_seed(cfg.seed + self.start_step)
+        torch.set_num_threads(cfg.torch_threads)
+        self.league = League(cfg)
+        self.rating = PoolRating()
+        self.totals: dict[str, Any] = {"illegal_actions": 0}
+        if checkpoint is not None:
+            self.league.load_state_dict(state.get("pool", {}))
+            self.rating.load_state_dict(state["rating"])
+            self.totals.update(state.get("totals", {}))
+        _quiet_rllib_notices()
+        self.algo = algorithm_config(cfg, self.league, self.start_step).build_algo()
+        if checkpoint is not None:
+            try:
+                restore(self.algo, checkpoint)
+            except CheckpointError:
+                self.algo.stop()
+                raise
+        self.writer = SummaryWriter(str(run_dir))
+        if checkpoint is None:
+            self.writer.add_text("config", cfg.to_markdown(), 0)
+        self.checkpoints = CheckpointWriter(run_dir, checkpoint)
+        self.snapshots = Schedule(cfg.snapshot_every, self.start_step)
+        self.evals = Schedule(cfg.eval_every, self.start_step)
+        self.saves = Schedule(cfg.checkpoint_every, self.start_step)
+        self.last_eval: dict[str, Any] = {}
+        self.evaluated = self.saved = -1  # the steps of the last evaluation and checkpoint
+        self.labels = {spec: parse_spec(spec).label
+                       for spec in [*cfg.opponent_weights, *cfg.eval_opponents]
+                       if spec != SNAPSHOT}
+        self.game_config = cfg.game_config()
+        self.updating = False
+        self.clock = time.perf_counter()
+        self.clock_step = self.step
+
+    def record(self, tag: str, value: float) -> None:
+        self.writer.add_scalar(tag, value, self.step)
+
+    def iterate(self) -> None:
+        """One RLlib iteration, then the charts and whatever is due."""
+        self.updating = True
+        result = self.algo.train()
+        self.updating = False
+        self.step = self.start_step + _main_steps(result)
+        learner = result.get("learners", {}).get("main", {})
+        for key, tag in LEARNER_TAGS.items():
+            value = learner.get(key)
+            if value is not None and np.isfinite(float(value)):
+                self.record(tag, float(value))
+        self.periodic()
+
+    def periodic(self, final: bool = False) -> None:
+        """Chart, snapshot, evaluate and checkpoint as due (all of them when ``final``)."""
+        from .stats import chart_games, pop_summaries
+
+        summaries = [s for batch in self.algo.env_runner_group.foreach_env_runner(pop_summaries)
+                     for s in batch]
+        chart_games(self.record, summaries, self.league, self.rating, self.totals,
+                    rated=list(self.labels.values()))
+        if self.step > self.clock_step:  # (a final call right after an iteration has none)
+            speed = (self.step - self.clock_step) / max(time.perf_counter() - self.clock, 1e-9)
+            self.record("charts/env_steps_per_s", speed)
+            self.record("time/fps", speed)
+        if self.snapshots.due(self.step) and not final:
+            add_snapshot(self.algo, self.league, self.step)
+            self.record("pool/snapshots", len(self.league.filled))
+        # The final call follows an iteration's own: what that one just did is not redone.
+        if (self.evals.due(self.step) or (final and self.evaluated != self.step)) \
+                and self.cfg.eval_games > 0:
+            self.evaluate()
+        if self.saves.due(self.step) or (final and self.saved != self.step):
+            self.save()
+        self.writer.flush()
+        self.clock, self.clock_step = time.perf_counter(), self.step
+
+    def evaluate(self) -> None:
+        """``main`` (exported) against every evaluation opponent, on the one game driver."""
+        from ..evaluate import LEARNER, evaluate
+
+        policy = export_main(self.algo, self.cfg)
+        results = {}
+        for k, opponent in enumerate(self.cfg.eval_opponents):
+            result = evaluate(policy, opponent, self.cfg.eval_games, self.game_config,
+                              seed=self.cfg.seed * 7 + k,
+                              deterministic=self.cfg.eval_deterministic)
+            results[opponent] = result
+            label = self.labels[opponent]
+            self.record(f"eval/winrate_vs_{label}", result.winrate)
+            self.record(f"eval/mean_vp_vs_{label}", result.mean_vp)
+            self.record(f"eval/opponent_vp_vs_{label}", result.mean_opponent_vp)
+            self.record(f"eval/mean_rounds_vs_{label}", result.mean_rounds)
+            self.record(f"eval/truncated_vs_{label}", result.truncated)
+            for ranks in result.rankings:
+                self.rating.update([LEARNER] + [label] * (self.cfg.num_players - 1), ranks)
+        self.last_eval = results
+        self.evaluated = self.step
+
+    def save(self) -> None:
+        from zavandor_env.agents.policy_file import save_policy
+
+        from ..checkpointing import write_text_atomic
+
+        step = self.step
+        payload = {"pool": self.league.state_dict(), "rating": self.rating.state_dict(),
+                   "totals": self.totals, "obs_fingerprint": obs_fingerprint(),
+                   "backend": "rllib"}
+        self.checkpoints.write(step, lambda path: write_model(self.algo, path), payload)
+        figures = {"step": step, "illegal_actions": self.totals["illegal_actions"],
+                   "eval": {k: r.to_dict() for k, r in self.last_eval.items()}}
+        save_policy(export_main(self.algo, self.cfg, {**figures, "config": self.cfg.to_dict()}),
+                    self.run_dir / "policy.npz")
+        write_text_atomic(self.run_dir / "eval.json", json.dumps(figures, indent=2))
+        self.saved = step
+
+    def close(self) -> None:
+        for close in (self.writer.flush, self.writer.close, self.algo.stop):
+            try:
+                close()
+            except (OSError, EOFError, KeyboardInterrupt):
+                pass  # on the way out after Ctrl-C: workers may already be gone
+
+
+def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None,
+                overrides: list[str] | None = None, address: str | None = None,
+                warn: Callable[[str], None] = _warn) -> Path:
+    """Train (or continue training) with RLlib and return the run folder.
+
+    Args:
+        cfg: the config of a new run (ignored when resuming); ``backend`` should be rllib.
+        resume: a run folder to continue from its newest intact checkpoint.
+        overrides: ``key=value`` changes applied to the resumed run's config.
+        address: a Ray cluster to join ("auto", "ray://host:10001"); None: a local Ray.
+        warn: receives one line per broken checkpoint skipped when resuming.
+
+    Raises:
+        RayMissingError: Ray / RLlib are not installed.
+        TrainConfigError, CheckpointError: as :func:`train.selfplay.train`.
+        TrainingInterrupted: Ctrl-C (a checkpoint is saved first when that is safe).
+    """
+    import_rllib()
+    # Ray first: a cluster that cannot be joined must not leave an empty run folder behind.
+    planned = (cfg or load_config()) if resume is None else load_run_config(Path(resume),
+                                                                            overrides)
+    num_cpus = max(os.cpu_count() or 1, planned.num_env_runners)  # never wait for a CPU
+    with ray_session(address, num_cpus, what="backend rllib"):
+        cfg, run_dir, checkpoint = _start_or_resume(planned if resume is None else None,
+                                                    resume, overrides, warn)
+        trainer = _Trainer(cfg, run_dir, checkpoint)
+        deadline = (time.monotonic() + 60 * cfg.max_minutes
+                    if cfg.max_minutes is not None else None)
+        bar = None
+        if cfg.progress_bar:
+            from tqdm import tqdm
+
+            bar = tqdm(total=cfg.total_timesteps, initial=trainer.step, unit="step",
+                       desc=cfg.name, dynamic_ncols=True)
+        try:
+            while trainer.step < cfg.total_timesteps and (
+                    deadline is None or time.monotonic() < deadline):
+                before = trainer.step
+                trainer.iterate()
+                if bar is not None:
+                    bar.update(trainer.step - before)
+                    bar.set_postfix({f"win_{trainer.labels[k][:4]}": f"{r.winrate:.2f}"
+                                     for k, r in trainer.last_eval.items()}, refresh=False)
+            trainer.periodic(final=True)
+        except KeyboardInterrupt:
+            raise _interrupted(trainer) from None
+        finally:
+            if bar is not None:
+                bar.close()
+            trainer.close()
+    return run_dir
+
+
+def _interrupted(trainer: _Trainer) -> TrainingInterrupted:
+    """Save on Ctrl-C when the weights are between two iterations; say how to resume."""
+    saved = None
+    if not trainer.updating:
+        try:
+            trainer.save()
+            saved = trainer.step
+        except KeyboardInterrupt:  # a second Ctrl-C: keep the last complete checkpoint
+            pass
+    resumable = latest_checkpoint(trainer.run_dir) is not None
+    return TrainingInterrupted(trainer.run_dir, saved, resumable, trainer.step)
+
+
+if __name__ == "__main__":  # pragma: no cover - use `zavandor train --config ...`
+    print("use: zavandor train --config configs/rllib_quick.yaml", file=sys.stderr)
