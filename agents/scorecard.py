@@ -39,7 +39,6 @@ import itertools
 import json
 import shlex
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ from .tournament import (
     OutputDirError,
     TournamentConfig,
     check_agents,
+    claim_output_dir,
     run_tournament,
 )
 
@@ -686,19 +686,5 @@ def prepare_scorecard_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
         raise OutputDirError(f"--out {str(out)!r} is a file, not a directory")
     ours = previous_scorecard(out)
     others = sorted(p for p in out.iterdir() if p not in ours) if out.is_dir() else []
-    if others:
-        names = ", ".join(p.name for p in others[:3])
-        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-        raise OutputDirError(f"--out {str(out)!r} holds files scorecard did not write "
-                             f"({names}{more}); choose an empty or new directory")
-    if ours and not overwrite:
-        raise OutputDirError(f"--out {str(out)!r} already holds a scorecard; give --overwrite "
-                             "to replace it, or choose a new directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
-            pass
-    except OSError as exc:
-        raise OutputDirError(f"cannot write to --out {str(out)!r}: "
-                             f"{exc.strerror or exc}") from None
-    return out
+    return claim_output_dir(out, ours, others, overwrite, tool="scorecard",
+                            report="a scorecard")

@@ -457,13 +457,22 @@ def prepare_output_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
     if out.exists() and not out.is_dir():
         raise OutputDirError(f"--out {str(out)!r} is a file, not a directory")
     ours, others = previous_outputs(out)
+    return claim_output_dir(out, ours, others, overwrite, tool="eval",
+                            report="a tournament report")
+
+
+def claim_output_dir(out: Path, ours: Sequence[Path], others: Sequence[Path], overwrite: bool,
+                     tool: str, report: str) -> Path:
+    """The checks every report-writing command makes before its work starts: ``others``
+    (files ``tool`` did not write) are never overwritten, ``ours`` (an earlier ``report``)
+    only with ``overwrite``; then the directory is created and probed for writing."""
     if others:
         names = ", ".join(str(p.relative_to(out)) for p in others[:3])
         more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-        raise OutputDirError(f"--out {str(out)!r} holds files eval did not write ({names}{more});"
-                             " choose an empty or new directory")
+        raise OutputDirError(f"--out {str(out)!r} holds files {tool} did not write "
+                             f"({names}{more}); choose an empty or new directory")
     if ours and not overwrite:
-        raise OutputDirError(f"--out {str(out)!r} already holds a tournament report; give "
+        raise OutputDirError(f"--out {str(out)!r} already holds {report}; give "
                              "--overwrite to replace it, or choose a new directory")
     try:
         out.mkdir(parents=True, exist_ok=True)
