@@ -11,7 +11,6 @@ import logging
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.interrupt import interrupt_after_first_checkpoint
 from zavandor_env.cli import main
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.outcome import game_outcome
@@ -346,25 +346,12 @@ def test_ctrl_c_prints_the_resume_command_and_stops_ray(tmp_path: Path) -> None:
     rllib()
     from zavandor_env.train.checkpointing import latest_checkpoint
 
-    proc = subprocess.Popen(
+    run_dir, returncode, err = interrupt_after_first_checkpoint(
         [sys.executable, "-m", "zavandor_env.cli", "train", "--config", str(QUICK), "--quiet",
          "--set", "total_timesteps=1000000", "--set", "checkpoint_every=256",
          "--set", "eval_games=0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        deadline = time.monotonic() + 120
-        while not list(tmp_path.glob("runs/*/checkpoints/LATEST")):
-            assert proc.poll() is None, proc.communicate()[1]
-            assert time.monotonic() < deadline, "no checkpoint within 2 minutes"
-            time.sleep(0.2)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    [run_dir] = (tmp_path / "runs").iterdir()
-    assert proc.returncode == 130, err
+        tmp_path, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert returncode == 130, err
     assert "Traceback" not in err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err

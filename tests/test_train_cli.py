@@ -3,7 +3,6 @@ line, and the no-argument quick run."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.interrupt import interrupt_after_first_checkpoint
 from zavandor_env.train.checkpointing import latest_checkpoint, read_checkpoint
 from zavandor_env.train.config import TrainConfig
 
@@ -97,23 +97,11 @@ def test_missing_rl_extra_says_how_to_install_it_in_one_line(tmp_path: Path) -> 
 
 @pytest.mark.slow
 def test_ctrl_c_prints_the_resume_command_and_leaves_a_resumable_run(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
+    run_dir, returncode, err = interrupt_after_first_checkpoint(
         [*TRAIN, "--quiet", "--set", "total_timesteps=1000000", "--set", "n_steps=64",
          "--set", "batch_size=64", "--set", "checkpoint_every=128", "--set", "eval_games=0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not list(tmp_path.glob("runs/*/checkpoints/LATEST")):
-            assert proc.poll() is None, proc.communicate()[1]
-            assert time.monotonic() < deadline, "no checkpoint within 2 minutes"
-            time.sleep(0.2)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    [run_dir] = (tmp_path / "runs").iterdir()
-    assert proc.returncode == 130, err
+        tmp_path)
+    assert returncode == 130, err
     assert "Traceback" not in err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
