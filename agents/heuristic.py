@@ -80,6 +80,7 @@ from zavandor_env.engine.data import (
     Sen,
 )
 from zavandor_env.engine.economy import hand_load
+from zavandor_env.engine.native import core_module
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, Phase
 from zavandor_env.engine.view import PlayerView, SeatView
 from zavandor_env.resources import PACKAGE_DIR
@@ -171,11 +172,15 @@ def resolve_weights(
 
 
 class HeuristicAgent(Agent):
-    """Competent rule-based play (see the module docstring).  Deterministic given the view,
-    except that exact ties are broken by the seeded generator.
+    """Competent rule-based play (see the module docstring).  Deterministic given the view
+    (exact ties go to the first candidate; the seed is unused).
+
+    On a native game (a view with ``native_core``) it decides with the C++ port of
+    :func:`choose` (``native/src/heuristic.cpp``, the same choice bit for bit, tested), which
+    also spares the copy of the state a Python view needs.
 
     Args:
-        seed: seeds tie-breaking.
+        seed: accepted for the agent contract; the heuristic draws nothing.
         weights: a :class:`HeuristicWeights`, a mapping of overrides, or None for the
             defaults in ``configs/agents/heuristic.yaml``.
         config: path of a weights YAML file (instead of ``weights``).
@@ -192,6 +197,7 @@ class HeuristicAgent(Agent):
         super().__init__(seed)
         base = HeuristicWeights.from_yaml(config) if config is not None else None
         self.w = resolve_weights(weights, base)
+        self._native_w: tuple[HeuristicWeights, Any] | None = None
 
     # ---- protocol -----------------------------------------------------------------------
     def act(
@@ -200,7 +206,27 @@ class HeuristicAgent(Agent):
         view: PlayerView,
         legal_actions: Sequence[int],
     ) -> int:
+        core = view.native_core
+        if core is not None and tuple(legal_actions) == core.legal_actions():
+            return int(native_heuristic_action(core, self.native_weights()))
         return choose(view, legal_actions, self.w)
+
+    def native_weights(self) -> Any:
+        """:attr:`w` as the native core's ``HeuristicWeights`` (built once per weights)."""
+        cached = self._native_w
+        if cached is None or cached[0] is not self.w:
+            cached = self._native_w = (self.w, native_heuristic_weights(self.w))
+        return cached[1]
+
+
+def native_heuristic_weights(w: HeuristicWeights) -> Any:
+    """The native core's copy of ``w`` (``RuntimeError`` if the core is not built)."""
+    return core_module().HeuristicWeights(w.to_dict())
+
+
+def native_heuristic_action(core: Any, native_w: Any) -> int:
+    """The heuristic's decision for the seat deciding in a native ``core``."""
+    return core_module().heuristic_action(core, native_w)  # type: ignore[no-any-return]
 
 
 def choose(view: PlayerView, legal: Sequence[int], w: HeuristicWeights) -> int:

@@ -142,7 +142,7 @@ class AuctionWatcher:
         lines = [f"auction: {self._who(p.seat)} won the {p.item_name.replace('_', ' ')} for "
                  f"{p.price} energy (bid {p.bid})" for p in purchases[self._reported:]]
         self._reported = len(purchases)
-        for seat, player in enumerate(game.state.players):
+        for seat, player in enumerate(game.read_state().players):
             if player.eliminated and seat not in self._out:
                 self._out.add(seat)
                 lines.append(f"auction: {self._who(seat)} won an auction but could not pay: "

@@ -13,7 +13,6 @@ from typing import Any
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.outcome import Outcome, competition_ranks, game_outcome
-from zavandor_env.engine.view import PlayerView
 
 __all__ = ["GameResult", "Outcome", "competition_ranks", "default_observation_fn", "play_game"]
 
@@ -72,7 +71,7 @@ def default_observation_fn() -> ObservationFn:
 
     def observe(game: Game, seat: int) -> dict[str, Any]:
         return {
-            "observation": encoder.encode(game.state, seat),
+            "observation": encoder.encode_game(game, seat),
             "action_mask": mask_array(game.legal_actions()),
         }
 
@@ -88,6 +87,7 @@ def play_game(
     record_replay: bool = False,
     on_decision: Callable[[Game, int, int], None] | None = None,
     labels: Sequence[str] | None = None,
+    backend: str | None = None,
 ) -> GameResult:
     """Play a whole game: ``agents[i]`` sits in seat ``i``.
 
@@ -104,6 +104,8 @@ def play_game(
             browser viewer.
         on_decision: called as ``(game, seat, action)`` after each agent decision.
         labels: a name per seat for the result (default: each agent's ``name``).
+        backend: the engine backend (``"native"``, ``"python"``; default: native when built).
+            The game is the same on both; the heuristic decides natively on a native game.
     """
     import time
 
@@ -113,11 +115,10 @@ def play_game(
     if config.num_players != n:
         raise ValueError(f"config is for {config.num_players} players but {n} agents were given")
     start = time.perf_counter()
-    game = Game.new(config, seed=seed)
+    game = Game.new(config, seed=seed, backend=backend)
     seeds = list(agent_seeds) if agent_seeds is not None else [seed * 7919 + i for i in range(n)]
     for seat, agent in enumerate(agents):
         agent.reset(seat, n, seeds[seat])
-    views = [PlayerView(game.state, seat) for seat in range(n)]
     if observation_fn is None and any(a.needs_observation for a in agents):
         observation_fn = default_observation_fn()
     # Asked only when recording: explaining costs a forward pass per decision.
@@ -128,7 +129,7 @@ def play_game(
         agent = agents[seat]
         legal = game.legal_actions()
         obs = observation_fn(game, seat) if agent.needs_observation else None  # type: ignore[misc]
-        action = agent.act(obs, views[seat], legal)
+        action = agent.act(obs, game.view(seat), legal)
         explain = explainers[seat]
         if explain is not None:
             note = explain()

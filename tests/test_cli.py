@@ -22,7 +22,7 @@ import pytest
 from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.agents.match import play_game
 from zavandor_env.cli import main
-from zavandor_env.engine import Game
+from zavandor_env.engine import Game, native_available
 
 TINY_GAME = "max_rounds: 3\nnum_players: 2\n"
 
@@ -279,9 +279,18 @@ def test_bench_json_rows_include_games_that_end_by_the_rules(tmp_path):
         assert row["per_second"] > 0 and row["players"] >= 2
     names = [r["name"] for r in rows]
     assert any("random" in n for n in names)
-    ended = [r for r in rows if "heuristic" in r["name"]]
+    ended = [r for r in rows if "heuristic games" in r["name"] or "self-play" in r["name"]]
     assert len(ended) >= 3 and all(r["truncated_share"] == 0.0 for r in ended)
-    assert any(r["name"].startswith("zavandor_v0 env(), heuristic") for r in ended)
+    backends = ["python", "native"] if native_available() else ["python"]
+    for backend in backends:
+        assert any(r["name"].startswith(f"zavandor_v0 env() [{backend}], heuristic")
+                   for r in ended)
+    if native_available():  # each native engine row sits beside its Python twin
+        for kind in ("uniformly random play", "replayed heuristic games", "clone a mid-game"):
+            for tag in ("[python]", "[native, Game API]", "[native, C++ loop]"):
+                assert any(n.startswith(f"engine {tag}, {kind}") for n in names), (tag, kind)
+        assert any(n.startswith("vector env") for n in names)
+        assert any(n.startswith("mcts [native]") for n in names)
     if importlib.util.find_spec("rlcard") is None:  # the peers' extra: pip install .[bench]
         return
     assert any("texas_holdem_v4" in n for n in names) and any("connect_four" in n for n in names)

@@ -9,6 +9,12 @@ row reports the share of its games that a safety limit cut off.
 
 A "decision" is one action chosen by a player (forced decisions the engine takes by itself
 are not counted, as in the peer benchmarks).  Everything runs in this one process, on one core.
+
+Backends: each engine row is timed on the Python engine (``[python]``) and, when it is built,
+on the native core twice: driven decision by decision through the same :class:`Game` API
+(``[native, Game API]``: what a Python agent loop gets) and by a loop inside C++
+(``[native, C++ loop]``: the engine itself, as OpenSpiel's and Pgx's native figures are
+measured).  Both native rows play the very same games as the Python row.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from .engine import Game, GameConfig
+from .engine.native import core_module
 
 
 @dataclass
@@ -96,7 +103,12 @@ def _row(name: str, n: int, decisions: int, games: int, rounds: int, truncated: 
                     rounds / max(1, games), decisions / max(1, games), seconds)
 
 
-def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0) -> BenchRow:
+def _tag(backend: str) -> str:
+    return "[python]" if backend == "python" else "[native, Game API]"
+
+
+def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0,
+                 backend: str = "python") -> BenchRow:
     """Uniformly random legal play through :class:`Game` for about ``seconds``."""
     seconds = check_seconds(seconds)
     rng = random.Random(seed)
@@ -105,25 +117,45 @@ def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0) -> Bench
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        game = Game.new(config, seed=seed + games)
+        game = Game.new(config, seed=seed + games, backend=backend)
         while not game.is_over:
             legal = game.legal_actions()
             game.apply(legal[int(rng.random() * len(legal))])
             decisions += 1
         games += 1
-        rounds += game.state.round
+        rounds += game.round
         truncated += game.truncated
         if time.perf_counter() >= deadline:
             break
-    return _row("engine, uniformly random play", num_players, decisions, games, rounds,
-                truncated, time.perf_counter() - start)
+    return _row(f"engine {_tag(backend)}, uniformly random play", num_players, decisions,
+                games, rounds, truncated, time.perf_counter() - start)
+
+
+def bench_engine_native(num_players: int, seconds: float = 3.0, seed: int = 0) -> BenchRow:
+    """Uniformly random play inside the native core (its own loop and generator) for about
+    ``seconds``, in batches of games timed in C++."""
+    seconds = check_seconds(seconds)
+    native = core_module()
+    config = GameConfig(num_players=num_players).to_dict()
+    decisions = games = 0
+    spent = 0.0
+    batch = 16
+    while spent < seconds:
+        taken, elapsed = native.bench_random(config, seed + games, batch)
+        decisions, games, spent = decisions + taken, games + batch, spent + elapsed
+        batch = min(batch * 2, 4096)
+    return BenchRow("engine [native, C++ loop], uniformly random play", num_players,
+                    decisions / spent, "decisions/s", games, None, None, decisions / games,
+                    spent)
 
 
 def record_heuristic_games(
-    num_players: int, seconds: float = 3.0, seed: int = 0, min_games: int = 2
+    num_players: int, seconds: float = 3.0, seed: int = 0, min_games: int = 2,
+    backend: str = "python",
 ) -> tuple[BenchRow, list[RecordedGame]]:
     """Heuristic self-play for about ``seconds`` (at least ``min_games`` games): the row of
-    whole-game speed with the agents' thinking included, and the games to replay."""
+    whole-game speed with the agents' thinking included, and the games to replay.  On the
+    native backend the heuristic decides natively too (see ``HeuristicAgent``)."""
     from zavandor_env.agents.heuristic import HeuristicAgent  # the bench is a top-level tool
     from zavandor_env.agents.match import play_game
 
@@ -133,18 +165,21 @@ def record_heuristic_games(
     games: list[RecordedGame] = []
     spent = 0.0
     while spent < seconds or len(games) < min_games:
-        result = play_game(agents, seed=seed + len(games), config=config, record_replay=True)
+        result = play_game(agents, seed=seed + len(games), config=config, record_replay=True,
+                           backend=backend)
         assert result.replay is not None
         spent += result.seconds
         games.append(RecordedGame(result.seed, tuple(result.replay["actions"]), result.rounds,
                                   result.truncated))
-    row = _row("heuristic self-play (agents included)", num_players,
+    label = "[python]" if backend == "python" else "[native]"
+    row = _row(f"heuristic self-play {label} (agents included)", num_players,
                sum(len(g.actions) for g in games), len(games), sum(g.rounds for g in games),
                sum(g.truncated for g in games), spent)
     return row, games
 
 
-def bench_replay(games: Sequence[RecordedGame], num_players: int, seconds: float = 3.0) -> BenchRow:
+def bench_replay(games: Sequence[RecordedGame], num_players: int, seconds: float = 3.0,
+                 backend: str = "python") -> BenchRow:
     """The engine's side of recorded games (``legal_actions()`` + ``apply()`` for every
     decision), cycling through ``games`` for about ``seconds``."""
     seconds = check_seconds(seconds)
@@ -156,36 +191,69 @@ def bench_replay(games: Sequence[RecordedGame], num_players: int, seconds: float
     deadline = start + seconds
     while True:
         record = games[played % len(games)]
-        game = Game.new(config, seed=record.seed)
+        game = Game.new(config, seed=record.seed, backend=backend)
         for action in record.actions:
             game.legal_actions()  # an agent needs them for every decision
             game.apply(action)
         decisions += len(record.actions)
         played += 1
-        rounds += game.state.round
+        rounds += game.round
         truncated += game.truncated
         if time.perf_counter() >= deadline:
             break
-    return _row("engine, replayed heuristic games", num_players, decisions, played, rounds,
-                truncated, time.perf_counter() - start)
+    return _row(f"engine {_tag(backend)}, replayed heuristic games", num_players, decisions,
+                played, rounds, truncated, time.perf_counter() - start)
 
 
-def bench_clone(num_players: int, seconds: float = 1.0, seed: int = 0,
-                record: RecordedGame | None = None) -> BenchRow:
-    """Clones per second of a mid-game state: halfway through ``record`` when given (a game
-    that ends by the rules), else where random play reaches round 5 or ends."""
+def bench_replay_native(games: Sequence[RecordedGame], num_players: int,
+                        seconds: float = 3.0) -> BenchRow:
+    """The recorded games replayed inside the native core (legal actions computed and each
+    decision checked against them, as :meth:`Game.apply` does), for about ``seconds``."""
     seconds = check_seconds(seconds)
+    if not games:
+        raise ValueError("bench_replay_native needs at least one recorded game")
+    native = core_module()
+    config = GameConfig(num_players=num_players).to_dict()
+    seeds = [g.seed for g in games]
+    actions = [list(g.actions) for g in games]
+    decisions = played = 0
+    spent = 0.0
+    repeats = 1
+    while spent < seconds:
+        taken, elapsed = native.bench_replay(config, seeds, actions, repeats)
+        decisions, played, spent = decisions + taken, played + repeats * len(games), spent + elapsed
+        repeats = min(repeats * 2, 1024)
+    rounds = sum(g.rounds for g in games) / len(games)
+    truncated = sum(g.truncated for g in games) / len(games)
+    return BenchRow("engine [native, C++ loop], replayed heuristic games", num_players,
+                    decisions / spent, "decisions/s", played, truncated, rounds,
+                    decisions / played, spent)
+
+
+def _mid_game(num_players: int, seed: int, record: RecordedGame | None,
+              backend: str) -> Game:
+    """Halfway through ``record`` when given (a game that ends by the rules), else where
+    random play reaches round 5 or ends."""
     config = GameConfig(num_players=num_players)
     if record is not None:
-        game = Game.new(config, seed=record.seed)
+        game = Game.new(config, seed=record.seed, backend=backend)
         for action in record.actions[: len(record.actions) // 2]:
             game.apply(action)
     else:
         rng = random.Random(seed)
-        game = Game.new(config, seed=seed)
-        while not game.is_over and game.state.round < 5:
+        game = Game.new(config, seed=seed, backend=backend)
+        while not game.is_over and game.round < 5:
             legal = game.legal_actions()
             game.apply(legal[int(rng.random() * len(legal))])
+    return game
+
+
+def bench_clone(num_players: int, seconds: float = 1.0, seed: int = 0,
+                record: RecordedGame | None = None, backend: str = "python") -> BenchRow:
+    """Clones per second of a mid-game state (see :func:`_mid_game`) through
+    :meth:`Game.clone`."""
+    seconds = check_seconds(seconds)
+    game = _mid_game(num_players, seed, record, backend)
     count = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -194,5 +262,93 @@ def bench_clone(num_players: int, seconds: float = 1.0, seed: int = 0,
             game.clone()
         count += 100
     elapsed = time.perf_counter() - start
-    return BenchRow("engine, clone a mid-game state", num_players, count / elapsed, "clones/s",
-                    seconds=elapsed)
+    return BenchRow(f"engine {_tag(backend)}, clone a mid-game state", num_players,
+                    count / elapsed, "clones/s", seconds=elapsed)
+
+
+def bench_clone_native(num_players: int, seconds: float = 1.0, seed: int = 0,
+                       record: RecordedGame | None = None) -> BenchRow:
+    """Clones per second of the same mid-game state inside the native core."""
+    seconds = check_seconds(seconds)
+    core = _mid_game(num_players, seed, record, "native").native_core
+    native = core_module()
+    count, spent, batch = 0, 0.0, 1000
+    while spent < seconds:
+        spent += native.bench_clones(core, batch)
+        count += batch
+        batch = min(batch * 2, 1_000_000)
+    return BenchRow("engine [native, C++ loop], clone a mid-game state", num_players,
+                    count / spent, "clones/s", seconds=spent)
+
+
+def engine_section(num_players: int, seconds: float, seed: int,
+                   native: bool) -> tuple[list[BenchRow], list[RecordedGame]]:
+    """The engine rows of one player count: random play, heuristic self-play (recorded),
+    the recorded games replayed, clones; each on the Python engine and, with ``native``, on
+    the native core through the Game API and in C++."""
+    rows = [bench_engine(num_players, seconds, seed)]
+    if native:
+        rows.append(bench_engine(num_players, seconds, seed, backend="native"))
+        rows.append(bench_engine_native(num_players, seconds, seed))
+    selfplay, recorded = record_heuristic_games(num_players, seconds, seed)
+    rows.append(selfplay)
+    if native:
+        rows.append(record_heuristic_games(num_players, seconds, seed, backend="native")[0])
+    rows.append(bench_replay(recorded, num_players, seconds))
+    if native:
+        rows.append(bench_replay(recorded, num_players, seconds, backend="native"))
+        rows.append(bench_replay_native(recorded, num_players, seconds))
+    clone_seconds = min(1.0, seconds)
+    rows.append(bench_clone(num_players, clone_seconds, record=recorded[0]))
+    if native:
+        rows.append(bench_clone(num_players, clone_seconds, record=recorded[0],
+                                backend="native"))
+        rows.append(bench_clone_native(num_players, clone_seconds, record=recorded[0]))
+    return rows, recorded
+
+
+def bench_mcts(num_players: int, seconds: float = 3.0, seed: int = 0,
+               engine: str = "python", iterations: int = 64) -> BenchRow:
+    """MCTS iterations per second (the agent's default settings, ``iterations`` per
+    decision) on the searched decisions of a heuristic game, cycling through its positions
+    for about ``seconds``; ``engine`` is the agent's search engine (``"python"`` or
+    ``"native"``)."""
+    from zavandor_env.agents.heuristic import HeuristicAgent
+    from zavandor_env.agents.mcts import MCTSAgent
+
+    seconds = check_seconds(seconds)
+    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend="python")
+    players = [HeuristicAgent(seed=s) for s in range(num_players)]
+    for s, agent in enumerate(players):
+        agent.reset(s, num_players)
+    positions = []
+    while not game.is_over and len(positions) < 200:
+        seat = game.current_player
+        if game.phase in (0, 1) and len(game.legal_actions()) > 1:  # TURN, BID: searched
+            positions.append(game.clone())
+        game.apply(players[seat].act(None, game.view(seat), game.legal_actions()))
+    agent = MCTSAgent(seed=seed, iterations=iterations, engine=engine)
+    done = decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        position = positions[decisions % len(positions)]
+        agent.reset(position.current_player, num_players)
+        agent.last_iterations = 0  # a decision the agent does not search adds none
+        agent.act(None, position.view(position.current_player), position.legal_actions())
+        done += agent.last_iterations
+        decisions += 1
+    elapsed = time.perf_counter() - start
+    return BenchRow(f"mcts [{engine}], {iterations} iterations per decision", num_players,
+                    done / elapsed, "iterations/s", seconds=elapsed)
+
+
+def native_extras(num_players: int, seconds: float = 3.0, seed: int = 0) -> list[BenchRow]:
+    """Rows of what runs natively beyond the engine: the batched vector env (N=64, random
+    and heuristic opponents) and MCTS iterations per second with the search on each
+    engine."""
+    from zavandor_env.agents.vector_env import bench_vector_row
+
+    rows = [bench_vector_row(num_players, 64, seconds, opponents)
+            for opponents in ("random", "heuristic")]
+    rows += [bench_mcts(num_players, seconds, seed, engine) for engine in ("python", "native")]
+    return rows

@@ -1,4 +1,4 @@
-"""The zavandor command: play / serve / train / eval / bench / replay.
+"""The zavandor command: play / serve / train / eval / scorecard / bench / selfcheck / replay.
 
 Errors a user can make (a bad value, a missing file, an unknown agent) end with one line on
 stderr and exit code 2, never a traceback; Ctrl-C ends with one line and exit code 130.
@@ -74,35 +74,56 @@ def _fail(command: str, message: object) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .bench import bench_clone, bench_engine, bench_replay, record_heuristic_games
+    from .bench import engine_section
+    from .engine import native_available, native_status
 
     if args.json:
         try:
             _check_writable_file(args.json)
         except UsageError as exc:
             return _fail("bench", exc)
+    native = native_available() and not args.python_only
     rows: list[BenchRow] = []
     recorded: dict[int, list[RecordedGame]] = {}
     for n in tqdm(args.players, desc="engine", unit="config", disable=args.quiet):
-        rows.append(bench_engine(n, seconds=args.seconds, seed=args.seed))
-        selfplay, recorded[n] = record_heuristic_games(n, seconds=args.seconds, seed=args.seed)
-        rows.append(selfplay)
-        rows.append(bench_replay(recorded[n], n, seconds=args.seconds))
-        rows.append(bench_clone(n, seconds=min(1.0, args.seconds), record=recorded[n][0]))
-    print("Engine (one process, one core):")
+        section, recorded[n] = engine_section(n, args.seconds, args.seed, native)
+        rows += section
+    print("Engine (one process, one core; ratio: to the [python] row of the same kind):")
+    if not native:
+        print(f"  ({native_status() if not native_available() else 'native rows skipped'})")
     for row in rows:
-        print("  " + row.text())
+        print("  " + row.text() + _ratio_to_python(row, rows))
     if not args.engine_only:
         try:
             from .envs.bench import bench_env_section
         except ImportError as exc:  # pettingzoo not installed: engine rows only
             print(f"  (skipped the environment rows: {exc})")
         else:
-            rows += bench_env_section(args.players, args.seconds, args.seed, recorded)
+            from functools import partial
+
+            from .bench import native_extras
+
+            extras = partial(native_extras, seconds=args.seconds, seed=args.seed)
+            rows += bench_env_section(args.players, args.seconds, args.seed, recorded,
+                                      native=native, extras=extras if native else None)
     if args.json:
         _write_json(args.json, [row.to_dict() for row in rows])
         print(f"wrote {len(rows)} rows to {args.json}")
     return 0
+
+
+def _ratio_to_python(row: BenchRow, rows: list[BenchRow]) -> str:
+    """``  52.1x python`` for a native row beside its ``[python]`` twin (same name with the
+    backend tag replaced, same player count)."""
+    import re
+
+    if "[native" not in row.name:
+        return ""
+    twin = re.sub(r"\[native[^\]]*\]", "[python]", row.name)
+    for other in rows:
+        if other.players == row.players and other.name == twin:
+            return f"  {row.per_second / other.per_second:>7.1f}x python"
+    return ""
 
 
 def _check_writable_file(path: str) -> None:
@@ -368,7 +389,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if args.every_decision or i == 0:
             print(describe(game))
         who = f"player_{seat}" + (f" ({names[seat]})" if names and seat < len(names) else "")
-        print(f"[{i + 1}/{len(record['actions'])}] round {game.state.round}: {who} -> "
+        print(f"[{i + 1}/{len(record['actions'])}] round {game.round}: {who} -> "
               f"{ACTION_NAMES[action]}")
         game.apply(action)
         if step_mode and input("Enter: next decision, q: quit> ").strip().lower() == "q":
@@ -395,6 +416,29 @@ def _replay_html(args: argparse.Namespace, record: dict[str, Any]) -> int:
         return _fail("replay", f"cannot write {args.html}: {exc.strerror or exc}")
     print(f"wrote {args.html} ({len(record['actions'])} decisions, "
           f"{len(page.encode()) / 1e6:.1f} MB); open it in a browser (works offline)")
+    return 0
+
+
+# ---- selfcheck --------------------------------------------------------------------------
+def _cmd_selfcheck(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .engine import native_available, native_status
+    from .selfcheck import BackendMismatch, run_selfcheck
+
+    if not native_available():
+        return _fail("selfcheck", native_status())
+
+    def progress(jobs: Any) -> Any:
+        total = len(args.players) * args.games
+        return tqdm(jobs, total=total, desc="selfcheck", unit="game", disable=args.quiet)
+
+    try:
+        report = run_selfcheck(args.players, args.games, args.seed, progress=progress)
+    except BackendMismatch as exc:
+        print(f"zavandor selfcheck: BACKENDS DIFFER: {exc}", file=sys.stderr)
+        return 1
+    print(report.text())
     return 0
 
 
@@ -439,15 +483,21 @@ def build_parser() -> argparse.ArgumentParser:
         "by the rules (heuristic self-play), beside PettingZoo peers",
         description="Times, per player count: uniformly random play; heuristic self-play "
         "(recorded once, agents included); the recorded games replayed through the engine; "
-        "state cloning; then the AEC env (env() and raw_env) with random play and the "
-        "recorded games, and the PettingZoo peers texas_holdem_v4 and connect_four_v3 when "
-        "installed.  Every row shows the share of games cut off by a safety limit.")
+        "state cloning -- each on the Python engine and, when built, on the native core "
+        "(through the Game API and in a C++ loop); then the AEC env (env() and raw_env, both "
+        "backends) with random play and the recorded games, the batched vector env, MCTS "
+        "iterations per second, and the peers (PettingZoo texas_holdem_v4 and "
+        "connect_four_v3, OpenSpiel through pyspiel) when installed.  Every row shows the "
+        "share of games cut off by a safety limit.")
     bench.add_argument("--players", type=PLAYERS, nargs="+", default=[2, 4, 6],
                        help="player counts, 2-6 (default: 2 4 6)")
     bench.add_argument("--seconds", type=_seconds, default=3.0,
                        help="time per row (default 3; about 8 rows per player count)")
     bench.add_argument("--seed", type=NON_NEGATIVE, default=0)
     bench.add_argument("--engine-only", action="store_true", help="skip env and peer rows")
+    bench.add_argument("--python-only", action="store_true",
+                       help="time only the Python engine (default: both backends when the "
+                       "native core is built)")
     bench.add_argument("--json", metavar="FILE", help="also write every row to FILE as a list "
                        "of objects (name, players, per_second, unit, truncated_share, ...)")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -539,6 +589,22 @@ def build_parser() -> argparse.ArgumentParser:
                       "when you quit or press Ctrl-C)")
     play.add_argument("--no-colour", action="store_true")
     play.set_defaults(func=_cmd_play)
+
+    check = sub.add_parser(
+        "selfcheck", help="play games on the native and the Python engine and compare them "
+        "after every decision",
+        description="Plays --games games per player count on both engine backends (random, "
+        "thrifty and heuristic players; the rulebook's options and each option flipped) and "
+        "compares the legal actions, the whole state (random generator included) and the "
+        "scores after every decision.  Exit 0: identical; exit 1: the first difference, "
+        "with the game, the decision and the field.")
+    check.add_argument("--games", type=POSITIVE, default=12,
+                       help="games per player count (default 12)")
+    check.add_argument("--players", type=PLAYERS, nargs="+", default=[2, 3, 4, 5, 6],
+                       help="player counts, 2-6 (default: all)")
+    check.add_argument("--seed", type=NON_NEGATIVE, default=0)
+    check.add_argument("--quiet", action="store_true", help="no progress bar")
+    check.set_defaults(func=_cmd_selfcheck)
 
     replay = sub.add_parser("replay", help="step through a saved game (replay JSON)")
     replay.add_argument("file")

@@ -38,7 +38,6 @@ from zavandor_env.agents.registry import AgentSpec, parse_spec
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.outcome import game_outcome
-from zavandor_env.engine.view import PlayerView
 from zavandor_env.envs.aec import raw_env
 from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
 
@@ -98,7 +97,6 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         # plays one seat at a time, and building some (a policy file) costs time.
         self._scripted: dict[tuple[int, int], Agent] = {}
         self._ready: set[tuple[int, int]] = set()  # (seat, spec) reset for this game
-        self._views: list[PlayerView] = []
         self.illegal_actions = 0
         # Per seat and game: decisions per action block and rewards paid.  Kept here, not
         # read back from RLlib's episode chunks, which repeat an action across a cut.
@@ -116,7 +114,6 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
             self._rng.seed(env_seed(seed, *self._where))
         self.aec.reset(seed=self._rng.randrange(2**31))
         self._ready.clear()
-        self._views = [PlayerView(self.aec.game.state, s) for s in range(self.num_players)]
         self._blocks[:] = 0
         self._paid[:] = 0.0
         agent = self.aec.agent_selection
@@ -166,7 +163,7 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         aec = self.aec
         observation = (aec.observe(aec.possible_agents[seat])
                        if agent.needs_observation else None)
-        return int(agent.act(observation, self._views[seat], aec.game.legal_actions()))
+        return int(agent.act(observation, aec.game.view(seat), aec.game.legal_actions()))
 
     def _illegal(self, agent: str) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict,
                                             MultiAgentDict, MultiAgentDict]:

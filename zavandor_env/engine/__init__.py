@@ -7,7 +7,10 @@ one seat may know), :class:`Agent` (the one agent contract) and :class:`Function
 :class:`RoundEndError`, :class:`ReplayError`, :class:`ConfigError`), the action table helpers
 and :data:`NUM_ACTIONS`, and the index enums a script needs to read or build a position:
 :class:`Gem`, :class:`Colour` (energy-card colours), :class:`Field`, :class:`Art`
-(artifacts), :class:`Sen` (sentinels), :class:`Phase` and :class:`Block`.
+(artifacts), :class:`Sen` (sentinels), :class:`Phase` and :class:`Block`; and the backend
+switches: :func:`native_available`, :func:`native_status`, :func:`default_backend` (the rules
+run in Python or, when built, in the C++ core: ``Game.new(..., backend=...)``, see
+:mod:`.native`).
 """
 
 from .actions import ACTION_NAMES, NUM_ACTIONS, action_block, action_to_string, string_to_action
@@ -17,6 +20,7 @@ from .data import Art, Colour, Field, Gem, Sen
 from .errors import IllegalActionError, ReplayError
 from .game import Game, RoundEndError
 from .hands import Hand
+from .native import default_backend, native_available, native_status
 from .outcome import Outcome, competition_ranks
 from .state import Block, GameState, Phase, PlayerState, Purchase
 from .view import HiddenInformationError, PlayerView
@@ -49,5 +53,8 @@ __all__ = [
     "action_block",
     "action_to_string",
     "competition_ranks",
+    "default_backend",
+    "native_available",
+    "native_status",
     "string_to_action",
 ]

@@ -34,10 +34,12 @@ from .config import GameConfig
 from .errors import IllegalActionError, ReplayError
 from .flow import new_state, start_round
 from .hands import Hand, hand_of
+from .native import core_from_state, make_native_class, new_core, resolve_backend
 from .outcome import Outcome, game_outcome
 from .scoring import winners
 from .state import GameState, Phase, Purchase
 from .validation import check_state_dict
+from .view import PlayerView
 
 FORMAT_VERSION = 1
 
@@ -81,26 +83,38 @@ class Game:
     """A game in progress: config + seeded generator + state + the decisions taken.
 
     ``(config, seed, decisions)`` replays a game exactly (see :meth:`replay`).
+
+    Two backends play the same game (see :mod:`.native`): this class runs the Python rules on
+    the live :attr:`state`; ``Game.new(..., backend="native")`` returns a ``NativeGame``
+    (a subclass) whose rules run in the C++ core.  Read a game's state with
+    :meth:`read_state`, which works the same on both.
     """
 
-    __slots__ = ("state", "seed", "_legal")
+    # _core, _config and _snapshot belong to NativeGame; declaring them here gives both
+    # classes one layout, so a native game can hand itself over to Python (see .native).
+    __slots__ = ("state", "seed", "_legal", "_core", "_config", "_snapshot")
 
     def __init__(self, state: GameState, seed: int | None = None) -> None:
         self.state = state
         self.seed = seed
         self._legal: tuple[int, ...] | None = None
+        self._core = None
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
     def new(
-        cls, config: GameConfig | None = None, seed: SupportsIndex | None = None, **options: Any
+        cls, config: GameConfig | None = None, seed: SupportsIndex | None = None, *,
+        backend: str | None = None, **options: Any
     ) -> Game:
         """Set up a new game.  ``options`` are :class:`GameConfig` fields (used when no
         config is given), e.g. ``Game.new(num_players=4, seed=1)``.
 
         ``seed`` is any integer >= 0 (a ``numbers.Integral``: NumPy integers too), stored as
         a plain ``int``; ``None`` draws one.  Bools, floats and negative numbers raise a
-        one-line ``ValueError``."""
+        one-line ``ValueError``.
+
+        ``backend``: ``"native"`` (the C++ core), ``"python"``, or ``None`` for
+        :func:`~.native.default_backend` (native when built).  Both give the same game."""
         if config is None:
             config = GameConfig(**options)
         elif options:
@@ -109,17 +123,22 @@ class Game:
             seed = random.SystemRandom().randrange(2**63)
         else:  # stored as a plain int: the generator and the JSON save need one
             seed = check_seed(seed, or_none=True)
+        if resolve_backend(backend) == "native":
+            native = NativeGame.__new__(NativeGame)
+            native._init_native(new_core(config.to_dict(), seed), config, seed)
+            return native
         game = cls(new_state(config, seed), seed)
         game._skip_forced()
         return game
 
     @classmethod
     def replay(
-        cls, config: GameConfig, seed: SupportsIndex | None, actions: Iterable[int]
+        cls, config: GameConfig, seed: SupportsIndex | None, actions: Iterable[int], *,
+        backend: str | None = None,
     ) -> Game:
         """Rebuild a game from its config, seed and the decisions taken (forced ones excluded,
         as recorded in :attr:`history`).  Raises :class:`ReplayError` if an action is illegal."""
-        game = cls.new(config, seed)
+        game = cls.new(config, seed, backend=backend)
         for step, action in enumerate(actions):
             try:
                 game.apply(action)
@@ -128,6 +147,32 @@ class Game:
         return game
 
     # ---- who decides ---------------------------------------------------------------------
+    @property
+    def backend(self) -> str:
+        """``"python"`` or ``"native"``: where this game's rules run."""
+        return "python"
+
+    @property
+    def native_core(self) -> Any:
+        """The C++ core of a native game (for the native observation encoder and batched
+        stepping); ``None`` on the Python backend."""
+        return None
+
+    def read_state(self) -> GameState:
+        """The state, for reading: here the live state itself; on the native backend a copy
+        taken after the last change (edits to it never reach the game)."""
+        return self.state
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know now: a :class:`PlayerView` of :meth:`read_state` (on the
+        native backend, of the state as it is now; take a new view after each change)."""
+        return PlayerView(self.read_state(), seat)
+
+    @property
+    def round(self) -> int:
+        """The current round (1 = the first)."""
+        return self.state.round
+
     @property
     def config(self) -> GameConfig:
         return self.state.config
@@ -218,11 +263,7 @@ class Game:
             RoundEndError: the game is stopped at a round end (call :meth:`advance`).
         """
         if self.state.phase == Phase.ROUND_END:
-            raise RoundEndError(
-                f"round {self.state.round} has ended: call Game.advance() before applying "
-                f"action {action!r}",
-                action,
-            )
+            self._refuse_at_round_end(action)
         legal = self.legal_actions()
         index = action if type(action) is int else as_action_index(action)
         if index not in legal:
@@ -240,10 +281,20 @@ class Game:
             RoundEndError: the game is not stopped at a round end.
         """
         if self.state.phase != Phase.ROUND_END:
-            raise RoundEndError("Game.advance() needs a game stopped at a round end")
+            self._refuse_advance()
         start_round(self.state)
         self._legal = None
         self._skip_forced(stop_at_round_end)
+
+    def _refuse_at_round_end(self, action: object) -> None:
+        raise RoundEndError(
+            f"round {self.round} has ended: call Game.advance() before applying "
+            f"action {action!r}",
+            action,
+        )
+
+    def _refuse_advance(self) -> None:
+        raise RoundEndError("Game.advance() needs a game stopped at a round end")
 
     def _step(self, action: int, stop_at_round_end: bool = False) -> None:
         state = self.state
@@ -278,7 +329,7 @@ class Game:
     @property
     def purchases(self) -> list[Purchase]:
         """Every auction won and paid for so far, oldest first (frozen records, a new list)."""
-        return [Purchase(*record) for record in self.state.purchases]
+        return [Purchase(*record) for record in self.read_state().purchases]
 
     def hand(self, seat: int) -> Hand:
         """A readable snapshot of ``seat``'s hand (every card value: the referee's view;
@@ -286,7 +337,7 @@ class Game:
         n = self.num_players
         if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < n:
             raise ValueError(f"seat must be an integer in [0, {n}), got {seat!r}")
-        return hand_of(self.state.players[int(seat)].hand)
+        return hand_of(self.read_state().players[int(seat)].hand)
 
     def winners(self) -> list[int]:
         """Seats sharing the win (most VP); empty while the game is running or if truncated."""
@@ -321,7 +372,8 @@ class Game:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Game:
+    def from_dict(cls, data: dict[str, Any], *, backend: str | None = None) -> Game:
+        """Load :meth:`to_dict` output (saved by either backend) onto ``backend``."""
         if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
             raise ReplayError(f"not a saved game of format {FORMAT_VERSION}")
         seed = data.get("seed")
@@ -340,15 +392,19 @@ class Game:
         game = cls(state, seed)
         if not game.is_over and not game.at_round_end and not game.legal_actions():
             raise ReplayError("malformed saved game: the pending decision has no legal action")
+        if resolve_backend(backend) == "native":
+            native = NativeGame.__new__(NativeGame)
+            native._init_native(core_from_state(state), state.config, seed)
+            return native
         return game
 
     @classmethod
-    def from_json(cls, text: str) -> Game:
+    def from_json(cls, text: str, *, backend: str | None = None) -> Game:
         try:
             data = json.loads(text)
         except (ValueError, TypeError, RecursionError) as exc:  # bad JSON, bytes or type
             raise ReplayError(f"saved game is not valid JSON: {exc}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(data, backend=backend)
 
     def replay_record(self) -> dict[str, Any]:
         """What a replay file holds: config, seed and decisions (enough to rebuild the game)."""
@@ -360,7 +416,7 @@ class Game:
         }
 
     @classmethod
-    def from_replay_record(cls, record: dict[str, Any]) -> Game:
+    def from_replay_record(cls, record: dict[str, Any], *, backend: str | None = None) -> Game:
         """Rebuild a game from :meth:`replay_record` output, with clear errors on bad data."""
         if not isinstance(record, dict):
             raise ReplayError("a replay must be a JSON object")
@@ -379,7 +435,7 @@ class Game:
         seed = record["seed"]
         if seed is not None and (type(seed) is not int or seed < 0):
             raise ReplayError(f"replay seed must be a non-negative integer, got {seed!r}")
-        return cls.replay(config, seed, actions)
+        return cls.replay(config, seed, actions, backend=backend)
 
     def describe(self) -> str:
         """The whole table as readable multi-line text (every hand shown: a referee's view)."""
@@ -395,11 +451,14 @@ class Game:
         return to_svg(self, seat)
 
     def __repr__(self) -> str:
-        s = self.state
         return (
-            f"Game(players={s.config.num_players}, round={s.round}, phase={s.phase.name}, "
-            f"current={self.current_player}, turn={s.turn_player})"
+            f"{type(self).__name__}(players={self.num_players}, round={self.round}, "
+            f"phase={self.phase.name}, current={self.current_player}, turn={self.turn_player})"
         )
+
+
+#: ``Game`` on the C++ core (see :mod:`.native`); usable only when :func:`native_available`.
+NativeGame = make_native_class(Game)
 
 
 def action_names(actions: Sequence[int]) -> list[str]:

@@ -83,19 +83,41 @@ def competition_ranks(points: Sequence[float]) -> list[int]:
 
 def game_outcome(game: Game) -> Outcome:
     """The :class:`Outcome` of ``game`` as it stands (final once ``game.is_over``)."""
-    state = game.state
+    state = game.read_state()
     players = state.players
-    scores = tuple(p.vp for p in players)
-    eliminated = tuple(p.eliminated for p in players)
-    # An eliminated player ranks below anyone still in the game, whatever the VP.
-    ranks = competition_ranks([-1 if out else vp for vp, out in zip(scores, eliminated)])
-    return Outcome(
-        scores=scores,
-        ranks=tuple(ranks),
-        winners=tuple(rule_winners(state)) if state.terminated else (),
-        eliminated=eliminated,
+    return make_outcome(
+        scores=[p.vp for p in players],
+        eliminated=[p.eliminated for p in players],
+        winners=rule_winners(state) if state.terminated else (),
         terminated=state.terminated,
         truncated=state.truncated,
         rounds=state.round,
         decisions=len(state.history),
+    )
+
+
+def make_outcome(
+    scores: Sequence[int],
+    eliminated: Sequence[bool],
+    winners: Sequence[int],
+    terminated: bool,
+    truncated: bool,
+    rounds: int,
+    decisions: int,
+) -> Outcome:
+    """An :class:`Outcome` from a game's final numbers (the one place ranks are made: VP
+    competition ranks, an eliminated player below anyone still in the game, whatever the VP).
+    ``winners`` are the rules' winners; they count only if the game ``terminated``."""
+    score_t = tuple(int(v) for v in scores)
+    out_t = tuple(bool(e) for e in eliminated)
+    ranks = competition_ranks([-1 if out else vp for vp, out in zip(score_t, out_t)])
+    return Outcome(
+        scores=score_t,
+        ranks=tuple(ranks),
+        winners=tuple(int(s) for s in winners) if terminated else (),
+        eliminated=out_t,
+        terminated=bool(terminated),
+        truncated=bool(truncated),
+        rounds=int(rounds),
+        decisions=int(decisions),
     )

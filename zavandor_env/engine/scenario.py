@@ -74,6 +74,7 @@ from .hands import token_notation
 from .hands import token_word as _token_word
 from .names import ARTIFACT_ALIASES, UnknownNameError, sentinel_index
 from .names import artifact_index as _artifact_index
+from .native import resolve_backend
 from .scoring import rescore
 from .state import Phase, PlayerState
 
@@ -214,6 +215,7 @@ def build(
     decks: Mapping[str, str] | None = None,
     artifact_auctioned: bool = False,
     round: int = 1,
+    backend: str | None = None,
     **options: Any,
 ) -> Game:
     """A game at the start of ``turn_player``'s phase-3 turn with the given holdings.
@@ -241,6 +243,8 @@ def build(
         artifact_auctioned: whether an artifact was auctioned this round (the next phase 1
             refills the display only then).
         round: the round number.
+        backend: the engine that plays on (``"native"``, ``"python"``; ``None``: the
+            default); the position is always built with the Python engine, then handed over.
         **options: other :class:`GameConfig` fields (``no_split_blocks=False``...).
     """
     if characters is None:
@@ -251,7 +255,7 @@ def build(
         raise ScenarioError(f"{len(specs)} player specs for {num_players} players")
     specs += [{}] * (num_players - len(specs))
 
-    game = Game.new(config, seed)
+    game = Game.new(config, seed, backend="python")
     state = game.state
     _clear_table(state)
     state.round = round
@@ -288,6 +292,8 @@ def build(
     state.turn_index = state.turn_order.index(turn_player)
     begin_turn(state, turn_player)
     game._legal = None
+    if resolve_backend(backend) == "native":
+        return Game.from_dict(game.to_dict(), backend="native")
     return game
 
 
@@ -464,8 +470,8 @@ def play(game: Game, actions: str) -> Game:
 def finish_round(game: Game) -> Game:
     """End every remaining phase-3 turn of this round, running phase 4 and the next round's
     phases 1-2 (the game must be waiting on a turn player's activities)."""
-    start = game.state.round
-    while not game.is_over and game.state.round == start:
+    start = game.round
+    while not game.is_over and game.round == start:
         if game.phase != Phase.TURN:
             raise ScenarioError(f"finish_round needs a phase-3 turn, not {game.phase.name}")
         game.apply(END_TURN)

@@ -226,7 +226,7 @@ class _Table:
     __slots__ = ("game", "view", "seats", "viewer", "n")
 
     def __init__(self, game: Game, seat: int | None) -> None:
-        state = game.state
+        state = game.read_state()
         self.game = game
         self.n = state.config.num_players
         if seat is None:
@@ -271,7 +271,7 @@ def _status(t: _Table) -> tuple[str, str]:
     elif phase == Phase.BID:
         doing = "raise or pass"
     elif phase == Phase.DEBT:
-        doing = f"sell gems to pay {t.game.state.debt_item_price}"
+        doing = f"sell gems to pay {t.game.read_state().debt_item_price}"
     elif phase == Phase.FREE_LEVEL:
         doing = f"place {v.free_levels} free level{'s' if v.free_levels != 1 else ''}"
     else:
@@ -649,7 +649,7 @@ def _auction(c: _Canvas, t: _Table, x: float, y: float, w: float) -> float:
         lines.append(f"blocks used: {', '.join(used) or 'none'}")
         if phase == Phase.DEBT:
             lines.append(f"{_seat_name(v.debtor)} sells gems to pay "
-                         f"{t.game.state.debt_item_price}")
+                         f"{t.game.read_state().debt_item_price}")
         elif phase == Phase.FREE_LEVEL:
             lines.append(f"{_seat_name(v.current_player)} places {v.free_levels} free level(s)")
         elif phase == Phase.LOSE_GEM:
@@ -756,7 +756,7 @@ def to_svg(game: Game, seat: int | None = None) -> str:
         The SVG text; the same state always gives the same string.
     """
     if seat is not None:
-        n = game.state.config.num_players
+        n = game.num_players
         if isinstance(seat, bool) or not isinstance(seat, Integral) or not 0 <= seat < n:
             raise ValueError(f"seat must be None or an integer in [0, {n}), got {seat!r}")
         seat = int(seat)  # NumPy integers pass, as everywhere in the engine

@@ -132,7 +132,7 @@ def describe(game: Game, name: SeatName = seat_label) -> str:
     """The whole table as readable text: round, phase, turn order with position modifiers,
     every player's holdings, the display, supplies, decks, the auction and pending decisions.
     ``name`` turns a seat index into its label (the environments use ``player_<i>``)."""
-    state = game.state
+    state = game.read_state()
     if state.terminated:
         status = f"game over: winners {game.winners()}"
     elif state.truncated:

@@ -14,6 +14,7 @@ to change the game.  It stays current as the game moves on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .data import (
@@ -226,6 +227,10 @@ class PlayerView:
 
     __slots__ = ("_seats", "_state", "seat")
 
+    #: The C++ core of the game when the view is of a native game (see :class:`NativeView`):
+    #: agents with a native implementation (the heuristic) decide on it directly.
+    native_core: Any = None
+
     def __init__(self, state: GameState, seat: int) -> None:
         if not 0 <= seat < state.config.num_players:
             raise ValueError(f"seat must be in [0, {state.config.num_players}), got {seat}")
@@ -394,3 +399,29 @@ class PlayerView:
 
     def __repr__(self) -> str:
         return f"PlayerView(seat={self.seat}, round={self.round}, phase={self.phase.name})"
+
+
+class NativeView(PlayerView):
+    """A :class:`PlayerView` of a native game for the decision at hand: the Python state is
+    copied out of the core only when something reads it (an agent that decides natively on
+    :attr:`native_core` never pays for the copy).  Take a new view after each change."""
+
+    __slots__ = ("native_core", "_load")
+
+    def __init__(self, core: Any, seat: int, load: Callable[[], GameState]) -> None:
+        if not 0 <= seat < core.num_players:
+            raise ValueError(f"seat must be in [0, {core.num_players}), got {seat}")
+        self.native_core = core
+        self.seat = seat
+        self._load = load
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only while _state/_seats are unset (or for a missing attribute): fill both
+        # slots once, after which every read is a plain slot read.
+        if name not in ("_state", "_seats"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        state = self._load()
+        PlayerView._state.__set__(self, state)  # type: ignore[attr-defined]
+        PlayerView._seats.__set__(  # type: ignore[attr-defined]
+            self, tuple(SeatView(p, p.seat == self.seat) for p in state.players))
+        return getattr(self, name)

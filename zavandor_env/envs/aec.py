@@ -38,6 +38,7 @@ from pettingzoo.utils import wrappers
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
 from ..engine.game import check_seed
+from ..engine.native import resolve_backend
 from ..engine.outcome import game_outcome
 from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
 from .render import RENDER_MODES, Renderer
@@ -50,8 +51,9 @@ def env(num_players: int = 2, render_mode: str | None = None, **options: Any) ->
     """The ``zavandor_v0`` AEC environment with PettingZoo's standard wrappers.
 
     ``options`` are the reward options of :class:`~zavandor_env.envs.rewards.RewardConfig`
-    (``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward``, ``illegal_reward``) and
-    :class:`~zavandor_env.engine.GameConfig` rule options (e.g. ``max_rounds``).  An illegal
+    (``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward``, ``illegal_reward``),
+    ``backend`` (see :class:`raw_env`) and :class:`~zavandor_env.engine.GameConfig` rule
+    options (e.g. ``max_rounds``).  An illegal
     action ends the game with ``illegal_reward`` (default -1) for the offender.
     """
     raw = raw_env(num_players=num_players, render_mode=render_mode, **options)
@@ -91,6 +93,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             (default -1: no winner, no better than a loss).
         illegal_reward: used by :func:`env`'s illegal-action wrapper (default -1); the raw
             environment itself raises on an illegal action.
+        backend: the engine backend, ``"native"`` (the C++ core) or ``"python"``; ``None``
+            (default) takes :func:`~zavandor_env.engine.default_backend` (native when built).
+            Both play the identical game and give identical observations.
         **rule_options: :class:`~zavandor_env.engine.GameConfig` fields.
 
     The reward settings are validated together as :attr:`reward_config`
@@ -113,11 +118,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         step_reward: float = RewardConfig.step_reward,
         truncation_reward: float = RewardConfig.truncation_reward,
         illegal_reward: float = RewardConfig.illegal_reward,
+        backend: str | None = None,
         **rule_options: Any,
     ) -> None:
         EzPickle.__init__(
             self, num_players, render_mode, reward, vp_delta, step_reward, truncation_reward,
-            illegal_reward, **rule_options,
+            illegal_reward, backend, **rule_options,
         )
         super().__init__()
         self._renderer = Renderer(render_mode)
@@ -127,6 +133,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             truncation_reward=truncation_reward, illegal_reward=illegal_reward,
         )
         self.config = GameConfig(num_players=num_players, **rule_options)
+        self.backend = resolve_backend(backend)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -175,8 +182,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             self._seeds.seed(game_seed)
         else:
             game_seed = self._seeds.randrange(2**31)
-        self._game = Game.new(self.config, seed=game_seed)
-        self._encoder.reset(self.game.state)
+        self._game = Game.new(self.config, seed=game_seed, backend=self.backend)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -208,7 +214,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             mask = self._mask
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": self._encoder.encode(self.game.state, seat), "action_mask": mask}
+        return {"observation": self._encoder.encode_game(self.game, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

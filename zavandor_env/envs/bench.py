@@ -109,6 +109,39 @@ def bench_aec_replay(make_env: Callable[[], Any], name: str, games: Sequence[Rec
                     rounds / played, steps / played, elapsed)
 
 
+def bench_openspiel(game_name: str, seconds: float = 3.0, seed: int = 0) -> BenchRow:
+    """Uniformly random play through OpenSpiel's Python bindings (``pyspiel``, ImportError if
+    not installed), doing per decision what our env does: the deciding player's observation
+    tensor, the legal actions, a random one applied; chance outcomes sampled (not counted)."""
+    import pyspiel
+
+    seconds = check_seconds(seconds)
+    game = pyspiel.load_game(game_name)
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+                continue
+            state.observation_tensor(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+            steps += 1
+        games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return BenchRow(f"openspiel {game_name} (pyspiel), random play", game.num_players(),
+                    steps / elapsed, "steps/s", games, 0.0, None, steps / games, elapsed)
+
+
+OPENSPIEL_PEERS = ("leduc_poker", "connect_four")
+
+
 def _peer_factory(name: str) -> Callable[[], Any]:
     module = importlib.import_module(f"pettingzoo.classic.{name}")  # ImportError if missing
     return module.env  # type: ignore[no-any-return]
@@ -120,21 +153,30 @@ def bench_env_section(
     seed: int = 0,
     recorded: Mapping[int, Sequence[RecordedGame]] | None = None,
     out: Callable[[str], None] = print,
+    native: bool = False,
+    extras: Callable[[int], list[BenchRow]] | None = None,
 ) -> list[BenchRow]:
     """The ``zavandor bench`` section for environments: zavandor ``env()`` and ``raw_env`` at
-    each player count with random play and (given ``recorded`` games per player count) with
-    games that end by the rules, then the PettingZoo peers; prints the rows with their ratio
+    each player count (on each backend: Python, and native when ``native``) with random play
+    and (given ``recorded`` games per player count) with games that end by the rules, the
+    rows ``extras(players)`` adds (the CLI: the batched vector env and MCTS, which live in the
+    agents layer), then the PettingZoo and OpenSpiel peers; prints the rows with their ratio
     to texas_holdem_v4 through ``out`` and returns them."""
     from .aec import env, raw_env
 
     rows: list[BenchRow] = []
+    backends = ("python", "native") if native else ("python",)
     for n in players:
-        for factory, label in ((env, "env()"), (raw_env, "raw_env")):
-            make = partial(factory, num_players=n)
-            rows.append(bench_aec(make, f"zavandor_v0 {label}, random play", seconds, seed, n))
-            if recorded and recorded.get(n):
-                rows.append(bench_aec_replay(make, f"zavandor_v0 {label}, heuristic games",
-                                             recorded[n], n, seconds))
+        for backend in backends:
+            for factory, label in ((env, "env()"), (raw_env, "raw_env")):
+                make = partial(factory, num_players=n, backend=backend)
+                name = f"zavandor_v0 {label} [{backend}]"
+                rows.append(bench_aec(make, f"{name}, random play", seconds, seed, n))
+                if recorded and recorded.get(n):
+                    rows.append(bench_aec_replay(make, f"{name}, heuristic games",
+                                                 recorded[n], n, seconds))
+        if extras is not None:
+            rows += extras(n)
     reference = None
     for peer in PEERS:
         try:
@@ -146,6 +188,12 @@ def bench_env_section(
         rows.append(result)
         if peer == REFERENCE_PEER:
             reference = result
+    for game_name in OPENSPIEL_PEERS:
+        try:
+            rows.append(bench_openspiel(game_name, seconds, seed))
+        except ImportError as exc:
+            out(f"  (skipped OpenSpiel {game_name}: {exc}; pip install -e '.[bench]')")
+            break
     out("AEC environments (last() + mask + step every decision, one core, same run):")
     for row in rows:
         line = "  " + row.text()

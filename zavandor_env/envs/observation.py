@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -70,8 +70,12 @@ from ..engine.data import (
     token_name,
 )
 from ..engine.economy import hand_value
+from ..engine.native import native_observe
 from ..engine.queries import hand_limit, item_price, max_payable
 from ..engine.state import Block, GameState, Phase
+
+if TYPE_CHECKING:
+    from ..engine.game import Game
 
 MONEY: Final = 100.0  # energy amounts (prices, bids, hand value) are divided by this
 OBS_BOUND: Final = 10.0  # scaled values are clipped to [-OBS_BOUND, OBS_BOUND] (normally |x| < 3)
@@ -385,6 +389,17 @@ class ObservationEncoder:
         if id(deck) != self._deck_id or len(deck) >= len(self._deck_counts):
             self.reset(state)  # a different game or a replaced deck list
         return self._deck_counts[len(deck)]
+
+    def encode_game(self, game: Game, seat: int) -> np.ndarray:
+        """:meth:`encode` for a game on either backend: a native game's vector is written by
+        the C++ encoder (bit-identical, ``tests/test_native_observation.py``), a Python
+        game's is read from its live state."""
+        core = game.native_core
+        if core is not None:
+            out = np.empty(OBS_SIZE, np.float32)
+            native_observe(core, seat, out)
+            return out
+        return self.encode(game.state, seat)
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
         """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array.

@@ -47,7 +47,6 @@ from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
 from ..engine.agent import Agent
 from ..engine.outcome import game_outcome
-from ..engine.view import PlayerView
 from .aec import raw_env
 from .observation import OBS_BOUND, OBS_SIZE, mask_array
 from .render import RENDER_MODES, Renderer
@@ -143,7 +142,6 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.illegal_actions = 0
         self._opponents = build_opponents(opponents, num_players - 1)
-        self._views: list[PlayerView | None] = [None] * (num_players - 1)
         self._pending: list[Agent | None] | None = None
         self._seat = 0
         self._agent = "player_0"
@@ -174,14 +172,11 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             self._seat = self.learner_seat
         self._agent = self.aec.possible_agents[self._seat]
-        state = self.aec.game.state
         for k, opponent in enumerate(self._opponents):
             if opponent is None:
-                self._views[k] = None
                 continue
             seat = (self._seat + 1 + k) % self.num_players
             opponent.reset(seat, self.num_players, int(rng.integers(2**31)))
-            self._views[k] = PlayerView(state, seat)
         self._done = False
         self._play_opponents()
         return self._observation(), self._info()
@@ -246,7 +241,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec.game
 
     def _observation(self) -> np.ndarray:
-        return self.aec._encoder.encode(self.aec.game.state, self._seat)
+        return self.aec._encoder.encode_game(self.aec.game, self._seat)
 
     def _info(self) -> dict[str, Any]:
         mask = mask_array(()) if self._done else self._learner_mask().copy()
@@ -268,7 +263,6 @@ class SingleAgentEnv(gymnasium.Env):
         game = aec.game
         learner = self._seat
         opponents = self._opponents
-        views = self._views
         n = self.num_players
         rng = self.np_random
         while not game.is_over:
@@ -283,5 +277,5 @@ class SingleAgentEnv(gymnasium.Env):
             else:
                 observation = (aec.observe(aec.possible_agents[seat])
                                if opponent.needs_observation else None)
-                action = opponent.act(observation, views[k], legal)  # type: ignore[arg-type]
+                action = opponent.act(observation, game.view(seat), legal)  # type: ignore[arg-type]
             aec.step(action)

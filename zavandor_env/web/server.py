@@ -42,7 +42,6 @@ from zavandor_env.agents.registry import make_agent
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import ACTION_NAMES, action_block, action_to_string
 from zavandor_env.engine.outcome import game_outcome
-from zavandor_env.engine.view import PlayerView
 
 from . import asset, fill
 
@@ -99,7 +98,6 @@ class Table:
         for s, agent in enumerate(self.agents):
             if agent is not None:
                 agent.reset(s, n, self.seed * 7919 + s)  # as play_game seeds its agents
-        self.views = [PlayerView(self.game.state, s) for s in range(n)]
         self.watcher = AuctionWatcher(self.labels)  # it names seats "player_<s> (<label>)"
         self.auctions: list[str] = []
         self.log: list[str] = []
@@ -109,7 +107,7 @@ class Table:
         return f"player_{seat} ({self.labels[seat]})"
 
     def _record(self, seat: int, action: int) -> None:
-        self.log.append(f"round {self.game.state.round}: {self._who(seat)}: "
+        self.log.append(f"round {self.game.round}: {self._who(seat)}: "
                         f"{ACTION_NAMES[action]}")
         # The page lists them under "Auctions won": the watcher's "auction: " prefix would
         # only repeat the heading.
@@ -130,7 +128,7 @@ class Table:
                 if self._observe is None:  # built once: it needs numpy and the encoder
                     self._observe = default_observation_fn()
                 obs = self._observe(game, seat)
-            action = agent.act(obs, self.views[seat], legal)
+            action = agent.act(obs, self.game.view(seat), legal)
             game.apply(action)
             self._record(seat, action)
         raise RuntimeError("the agents did not reach the person's turn")
@@ -177,7 +175,7 @@ class Table:
             "seat": self.seat,
             "labels": self.labels,
             "seed": self.seed,
-            "round": game.state.round,
+            "round": game.round,
             "decision": len(game.history),
             "yourTurn": mine,
             "deciding": game.current_player,
@@ -185,7 +183,7 @@ class Table:
                       for a in legal],
             "svg": to_svg(game, self.seat),
             "scores": game.scores(),
-            "eliminated": [p.eliminated for p in game.state.players],
+            "eliminated": [p.eliminated for p in game.read_state().players],
             "auctions": self.auctions,
             "log": self.log,
             "over": game.is_over,

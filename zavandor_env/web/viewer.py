@@ -158,7 +158,7 @@ def viewer_data(record: dict[str, Any], render: Render | None = None) -> ViewerD
         frame = {
             "svg": pool.encode(draw(game)),
             "seat": game.current_player if action is not None else -1,
-            "round": game.state.round,
+            "round": game.round,
             "action": action,
             "legal": list(game.legal_actions()) if action is not None else [],
             "vp": game.scores(),

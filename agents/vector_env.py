@@ -1,0 +1,611 @@
+"""A batched Gymnasium vector environment on the native core: ``ZavandorVectorEnv``.
+
+``N`` games run side by side in one C++ object (``zavandor_env.engine._native.VecLearner``,
+``native/src/vec.hpp``), each with one **learner** seat.  The opponents' moves are played
+natively -- uniformly random, the rule-based heuristic (a bit-exact port of
+``agents/heuristic.py``) or the novice -- until every game needs its learner again, so one
+:meth:`ZavandorVectorEnv.step` crosses into C++ once per batch, not once per move (the
+EnvPool / PufferLib design).  Opponent seats decided in Python (a batched policy, e.g. a frozen
+self-play snapshot) are answered for all games at once: one call ``fn(obs[M, D], mask[M, A])``
+per policy and round of pending decisions.
+
+It plays the same game as :class:`~zavandor_env.envs.SingleAgentEnv` (same rules, same
+observation vector and mask, same rewards), with Gymnasium's vector API:
+
+* ``reset(seed=None) -> (obs float32[N, D], infos)``
+* ``step(actions int[N]) -> (obs, rewards float32[N], terminated bool[N], truncated bool[N],
+  infos)``
+* ``action_masks() -> bool[N, A]`` (sb3-contrib's MaskablePPO convention)
+
+**Autoreset: same-step** (``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``, as SB3's
+``VecEnv`` does): the step that ends a game returns its final reward with ``terminated`` /
+``truncated`` set, and already the *next* game's first observation and mask; the finished
+game's last observation is in ``infos["final_obs"][i]`` and its result in
+``infos["final_info"]`` (``"outcome"``: the :class:`~zavandor_env.engine.outcome.Outcome`,
+plus ``"scores"`` int[N, P], ``"winners"`` (bit ``s``: seat ``s`` won), ``"rounds"``,
+``"seat"``), each with Gymnasium's boolean ``"_key"`` mask saying which games finished.
+
+Rewards come only from :class:`~zavandor_env.envs.rewards.RewardConfig`: a learner step pays
+``step_reward + vp_delta * (learner VP now - learner VP at its previous decision)`` and, when
+the game ends, ``RewardConfig.final_rewards(outcome)[learner seat]`` -- exactly what
+``SingleAgentEnv`` pays (everything since the learner's last decision).
+
+Opponents, one spec per opponent seat in seat order after the learner (as ``SingleAgentEnv``):
+
+* ``None`` / ``"random"``: uniform random legal play (native);
+* ``"heuristic"``: the rule-based heuristic (native; ``heuristic_weights`` sets its weights);
+* ``"novice"``: the heuristic with a random lapse on 2% of its turn decisions (native);
+* ``"policy"``: the batched ``policy_fn`` given to the constructor (or :meth:`set_policy_fn`);
+* a callable ``fn(obs float32[M, D], mask bool[M, A]) -> actions int[M]``: a batched policy;
+* an :class:`~zavandor_env.engine.agent.Agent`, or any other agent spec string / mapping
+  (``"naive"``, ``"mcts:iterations=50"``; :func:`zavandor_env.agents.make_agent`): played in
+  Python one decision at a time through a ``PlayerView`` (the slow path, for agents without a
+  native port).
+
+``opponents`` is one spec for every opponent seat, a list of ``num_players - 1`` specs, or a
+callable ``sampler(env_index, rng) -> list of specs`` called at the start of every episode of
+every game (``rng``: this env's seeded ``numpy.random.Generator``), so training can draw each
+episode's opponents from a pool.  The learner's seat is drawn per episode from the same
+generator unless ``learner_seat`` is given.
+
+An illegal learner action raises ``ValueError`` naming the game, before any game changes
+(``illegal_reward`` is accepted for a uniform option set but never paid).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from copy import deepcopy
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from zavandor_env.engine import GameConfig
+from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.engine.agent import Agent
+from zavandor_env.engine.native import core_module
+from zavandor_env.engine.outcome import Outcome, make_outcome
+from zavandor_env.envs.aec import _check_option_names
+from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
+from zavandor_env.envs.rewards import RewardConfig
+
+__all__ = ["ZavandorVectorEnv", "bench_vector", "bench_vector_row", "outcome_from_arrays"]
+
+READY, PENDING, DONE = 0, 1, 2  # VecLearner.status
+KIND_LEARNER, KIND_RANDOM, KIND_HEURISTIC, KIND_EXTERNAL, KIND_NOVICE = -1, 0, 1, 2, 3
+_NATIVE_KINDS = {"random": KIND_RANDOM, "heuristic": KIND_HEURISTIC, "novice": KIND_NOVICE}
+_AGENT = -1  # handler id of a seat played by a Python Agent (one decision at a time)
+_MAX_EMPTY_RESETS = 1000  # games that end before the learner decides, in a row
+
+#: A sampler of opponents: ``(env_index, rng) -> one spec per opponent seat``.
+Sampler = Callable[[int, np.random.Generator], Sequence[Any]]
+#: A batched policy: ``(obs float32[M, D], mask bool[M, A]) -> actions int[M]``.
+PolicyFn = Callable[[np.ndarray, np.ndarray], Any]
+
+
+def outcome_from_arrays(
+    scores: Sequence[int],
+    eliminated: Sequence[bool],
+    winners_mask: int,
+    terminated: bool,
+    truncated: bool,
+    rounds: int,
+    decisions: int,
+) -> Outcome:
+    """The :class:`Outcome` of one game from the native arrays, through the engine's one
+    builder (:func:`~zavandor_env.engine.outcome.make_outcome`); ``winners_mask`` bit ``s``
+    is seat ``s``; ``decisions`` = decisions applied (``len(history)``)."""
+    winners = [s for s in range(len(scores)) if (int(winners_mask) >> s) & 1]
+    return make_outcome(scores, eliminated, winners, terminated, truncated, rounds, decisions)
+
+
+def _native_weights(weights: Any) -> Any:
+    """``heuristic_weights`` as a ``_native.HeuristicWeights`` (None: the agents' defaults)."""
+    native = core_module()
+    if weights is None or isinstance(weights, native.HeuristicWeights):
+        return weights
+    from .heuristic import resolve_weights  # a HeuristicWeights or overrides
+
+    return native.HeuristicWeights(resolve_weights(weights).to_dict())
+
+
+class ZavandorVectorEnv(VectorEnv):
+    """``num_envs`` games with one learner seat each, opponents played natively (see the
+    module docstring).
+
+    Args:
+        num_envs: games played side by side (N).
+        num_players: 2 to 6.
+        opponents: one spec for every opponent seat, a list of ``num_players - 1`` specs, or a
+            sampler ``(env_index, rng) -> specs`` called at every episode.
+        seed: seeds the game seeds, the learner seats, the random opponents and the sampler's
+            generator (``None``: a random seed); ``reset(seed=...)`` reseeds.
+        learner_seat: the learner's seat in every game, or ``None`` to draw it per episode.
+        policy_fn: the batched policy of ``"policy"`` opponent specs.
+        heuristic_weights: weights of the native heuristic and novice (a
+            ``_native.HeuristicWeights``, an ``agents.heuristic.HeuristicWeights``, a mapping
+            of overrides, or ``None`` for the defaults).
+        copy: return copies of the observation buffer (default) or the buffer itself (valid
+            until the next ``step`` / ``reset``).
+        reward, vp_delta, step_reward, truncation_reward, illegal_reward: the
+            :class:`~zavandor_env.envs.rewards.RewardConfig` fields.
+        **rule_options: :class:`~zavandor_env.engine.GameConfig` fields (``max_rounds``, ...).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        opponents: Any = "random",
+        seed: int | None = None,
+        learner_seat: int | None = None,
+        policy_fn: PolicyFn | None = None,
+        heuristic_weights: Any = None,
+        copy: bool = True,
+        reward: str = RewardConfig.reward,
+        vp_delta: float = RewardConfig.vp_delta,
+        step_reward: float = RewardConfig.step_reward,
+        truncation_reward: float = RewardConfig.truncation_reward,
+        illegal_reward: float = RewardConfig.illegal_reward,
+        **rule_options: Any,
+    ) -> None:
+        _check_option_names(rule_options)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.reward_config = RewardConfig(
+            reward=reward, vp_delta=vp_delta, step_reward=step_reward,
+            truncation_reward=truncation_reward, illegal_reward=illegal_reward,
+        )
+        self.config = GameConfig(num_players=num_players, **rule_options)
+        n, p = num_envs, num_players
+        if learner_seat is not None and (type(learner_seat) is not int
+                                         or not 0 <= learner_seat < p):
+            raise ValueError(f"learner_seat must be None or a seat 0..{p - 1}, "
+                             f"got {learner_seat!r}")
+        self.num_envs = n
+        self.num_players = p
+        self.learner_seat = learner_seat
+        self.copy = copy
+        self.render_mode = None
+        self.single_observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, n)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
+
+        self._seed = random.SystemRandom().randrange(2**63) if seed is None else int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        self._weights = _native_weights(heuristic_weights)
+        self._vec = core_module().VecLearner(self.config.to_dict(), n, self._seed,
+                                             self._weights)
+        self._policy_fn = policy_fn
+        self._policy_slot = _PolicySlot(self)  # calls the current policy_fn
+        self._opponents = self._check_opponents(opponents)
+
+        # Buffers written by the native side (no allocation per step).
+        self._obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._mask = np.zeros((n, NUM_ACTIONS), np.bool_)
+        self._pobs = np.zeros((n, OBS_SIZE), np.float32)
+        self._pmask = np.zeros((n, NUM_ACTIONS), np.bool_)
+        self._penv = np.zeros(n, np.int32)
+        self._pseat = np.zeros(n, np.int32)
+        self._pact = np.zeros(n, np.int64)
+        self._vp = np.zeros((n, p), np.int32)
+        self._status = np.zeros(n, np.int8)
+        self._seats = np.zeros(n, np.int32)
+        self._rows = np.arange(n)
+        self._last_vp = np.zeros(n, np.float64)  # learner VP at its last decision
+        self._actions = np.zeros(n, np.int64)
+        # Who answers each external seat: index into _handlers, or _AGENT.
+        self._handler_id = np.zeros((n, p), np.int32)
+        self._handlers: list[PolicyFn | None] = [None]
+        self._handler_index: dict[int, int] = {}
+        self._agents: list[list[Agent | None]] = [[None] * p for _ in range(n)]
+        # Python agents per (game slot, opponent index, spec): (the spec, its agent).
+        self._built: dict[tuple[int, int, str], tuple[Any, Agent]] = {}
+        self._labels: list[list[str]] = [["random"] * (p - 1) for _ in range(n)]
+        self._started = False
+        self.episodes = 0  # games finished since construction
+
+    # ---- opponents ------------------------------------------------------------------------
+    def _check_opponents(self, opponents: Any) -> Any:
+        others = self.num_players - 1
+        if callable(opponents) and not isinstance(opponents, Agent):
+            return opponents  # a sampler, checked at each draw
+        if opponents is None or isinstance(opponents, (str, Agent, Mapping)):
+            specs = [opponents] * others
+        elif isinstance(opponents, Sequence):
+            specs = list(opponents)
+        else:
+            raise TypeError(f"opponents must be a spec, a list of specs or a sampler, "
+                            f"got {opponents!r}")
+        if len(specs) != others:
+            raise ValueError(f"give one opponent per other seat ({others}), got {len(specs)}")
+        for spec in specs:
+            self._kind_of(spec)  # refuse a bad spec now
+        return specs
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Use these opponents (a spec, a list or a sampler) from each game's next episode."""
+        self._opponents = self._check_opponents(opponents)
+
+    def set_policy_fn(self, policy_fn: PolicyFn | None) -> None:
+        """The batched policy of ``"policy"`` specs, from the next decision on."""
+        self._policy_fn = policy_fn
+
+    def _kind_of(self, spec: Any) -> int:
+        if spec is None:
+            return KIND_RANDOM
+        if isinstance(spec, str) and spec in _NATIVE_KINDS:
+            return _NATIVE_KINDS[spec]
+        if isinstance(spec, str) and spec == "policy":
+            return KIND_EXTERNAL
+        if isinstance(spec, Agent):
+            return KIND_EXTERNAL
+        if callable(spec):
+            return KIND_EXTERNAL
+        if isinstance(spec, (str, Mapping)):
+            from .registry import parse_spec
+
+            parse_spec(spec)  # AgentSpecError (a ValueError) for an unknown agent
+            return KIND_EXTERNAL
+        raise TypeError(f"an opponent must be None, 'random', 'heuristic', 'novice', 'policy', "
+                        f"a policy fn(obs, mask), an Agent or an agent spec, got {spec!r}")
+
+    def _handler(self, fn: PolicyFn) -> int:
+        key = id(fn)
+        index = self._handler_index.get(key)
+        if index is None or self._handlers[index] is not fn:
+            self._handlers.append(fn)
+            index = self._handler_index[key] = len(self._handlers) - 1
+        return index
+
+    def _draw(self, env: int) -> tuple[int, list[int]]:
+        """Seat and kinds of env's next episode; records who answers its external seats."""
+        p = self.num_players
+        rng = self._rng
+        seat = int(rng.integers(p)) if self.learner_seat is None else self.learner_seat
+        specs = self._opponents(env, rng) if callable(self._opponents) else self._opponents
+        if callable(self._opponents):
+            specs = list(specs)
+            if len(specs) != p - 1:
+                raise ValueError(f"the opponent sampler must return one spec per other seat "
+                                 f"({p - 1}), got {len(specs)}")
+        kinds = [KIND_LEARNER] * p
+        handler_ids = self._handler_id[env]
+        handler_ids[:] = 0
+        agents = self._agents[env]
+        for s in range(p):
+            agents[s] = None
+        labels = self._labels[env]
+        for k, spec in enumerate(specs):
+            s = (seat + 1 + k) % p
+            kind = self._kind_of(spec)
+            kinds[s] = kind
+            labels[k] = (spec if isinstance(spec, str) else
+                         str(getattr(spec, "name", None) or getattr(spec, "__name__", "policy")))
+            if kind != KIND_EXTERNAL:
+                if spec is None:
+                    labels[k] = "random"
+                continue
+            if isinstance(spec, str) and spec == "policy":
+                if self._policy_fn is None:
+                    raise ValueError("a 'policy' opponent needs policy_fn (constructor or "
+                                     "set_policy_fn)")
+                handler_ids[s] = self._handler(self._policy_slot)
+            elif isinstance(spec, Agent) or isinstance(spec, (str, Mapping)):
+                agent = self._build_agent(env, k, spec)
+                agent.reset(s, p, int(rng.integers(2**31)))
+                agents[s] = agent
+                handler_ids[s] = _AGENT
+            else:
+                handler_ids[s] = self._handler(spec)
+        return seat, kinds
+
+    def _build_agent(self, env: int, k: int, spec: Any) -> Agent:
+        """The agent of opponent ``k`` of game ``env`` for ``spec``: built from a spec string
+        or mapping, or a copy of a given :class:`Agent` (an agent plays one seat of one game
+        at a time), made once per game slot and reused across its episodes."""
+        key = (env, k, f"agent:{id(spec)}" if isinstance(spec, Agent) else repr(spec))
+        cached = self._built.get(key)
+        if cached is not None and (not isinstance(spec, Agent) or cached[0] is spec):
+            return cached[1]
+        if isinstance(spec, Agent):
+            agent = deepcopy(spec)
+        else:
+            from .registry import parse_spec
+
+            agent = parse_spec(spec).build(int(self._rng.integers(2**31)))
+        self._built[key] = (spec, agent)
+        return agent
+
+    # ---- episodes -------------------------------------------------------------------------
+    def _start(self, env: int, game_seed: int | None = None) -> None:
+        seat, kinds = self._draw(env)
+        self._vec.reset_env(env, seat, kinds, game_seed)
+
+    def _start_all(self, envs: Sequence[int]) -> None:
+        """New games in ``envs`` (played up to their learner's first decision)."""
+        todo = list(envs)
+        for _ in range(_MAX_EMPTY_RESETS):
+            for env in todo:
+                self._start(env)
+            self._resolve_pending()
+            self._vec.status(self._status)
+            todo = [env for env in todo if self._status[env] == DONE]
+            if not todo:
+                return
+        raise RuntimeError("games keep ending before the learner decides")
+
+    def _resolve_pending(self) -> None:
+        """Answer every external decision, batched per policy, until none is pending."""
+        vec = self._vec
+        while True:
+            m = vec.pending(self._penv, self._pseat)
+            if m == 0:
+                return
+            obs, mask, actions = self._pobs[:m], self._pmask[:m], self._pact[:m]
+            vec.observe_pending(obs, mask)
+            ids = self._handler_id[self._penv[:m], self._pseat[:m]]
+            first = ids[0]
+            if first != _AGENT and (ids == first).all():
+                actions[:] = _as_actions(self._handlers[first](obs, mask), m)
+            else:
+                for h in np.unique(ids):
+                    sel = np.flatnonzero(ids == h)
+                    if h == _AGENT:
+                        for k in sel:
+                            actions[k] = self._agent_action(int(self._penv[k]),
+                                                            int(self._pseat[k]), obs[k], mask[k])
+                    else:
+                        actions[sel] = _as_actions(self._handlers[h](obs[sel], mask[sel]),
+                                                   len(sel))
+            vec.act_pending(actions)
+
+    def _agent_action(self, env: int, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
+        from zavandor_env.engine.state import GameState
+        from zavandor_env.engine.view import PlayerView
+
+        agent = self._agents[env][seat]
+        assert agent is not None
+        core = self._vec.core(env)
+        state = GameState.from_dict(core.to_state_dict())
+        observation = ({"observation": obs.copy(), "action_mask": mask.astype(np.int8)}
+                       if agent.needs_observation else None)
+        return int(agent.act(observation, PlayerView(state, seat), core.legal_actions()))
+
+    # ---- Gymnasium vector API -------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """New games in every slot.  A seed reseeds everything (see ``seed`` above)."""
+        if seed is not None:
+            if isinstance(seed, (list, tuple)):
+                raise ValueError("give one integer seed for the whole vector env")
+            self._seed = int(seed)
+            self._rng = np.random.default_rng(self._seed)
+            self._vec.reseed(self._seed)
+        self._start_all(range(self.num_envs))
+        self._started = True
+        self._after_decision_point(np.ones(self.num_envs, bool))
+        self._vec.observe(self._obs, self._mask)
+        return self._out_obs(), {}
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        buf = self._actions
+        given = np.asarray(actions)
+        if given.dtype.kind not in "iu" or given.size != self.num_envs:
+            raise ValueError(f"actions must be {self.num_envs} integers, got {given.dtype} "
+                             f"{given.shape}")
+        buf[:] = given.reshape(self.num_envs)
+        vec = self._vec
+        vec.step(buf)  # ValueError naming the game for an illegal action; nothing changed
+        self._resolve_pending()
+        vec.status(self._status)
+        vec.vp(self._vp)
+        cfg = self.reward_config
+        learner_vp = self._vp[self._rows, self._seats]
+        rewards = cfg.step_reward + cfg.vp_delta * (learner_vp - self._last_vp)
+        done = self._status == DONE
+        terminated = np.zeros(self.num_envs, bool)
+        truncated = np.zeros(self.num_envs, bool)
+        infos: dict[str, Any] = {}
+        if done.any():
+            # Every game's observation now: the finished ones' last (final_obs), the others'
+            # current one (resetting the finished games does not touch them).
+            vec.observe(self._obs, self._mask)
+            infos = self._finish(done, rewards, terminated, truncated)
+            self._last_vp[:] = learner_vp
+            finished = np.flatnonzero(done)
+            self._start_all(finished.tolist())
+            self._after_decision_point(done)
+            for env in finished:  # the next games' first observations
+                vec.observe_env(int(env), self._obs[env], self._mask[env])
+        else:
+            self._last_vp[:] = learner_vp
+            vec.observe(self._obs, self._mask)
+        return (self._out_obs(), rewards.astype(np.float32), terminated, truncated, infos)
+
+    def action_masks(self) -> np.ndarray:
+        """bool[N, A]: each game's legal learner actions now (MaskablePPO)."""
+        return self._mask.copy()
+
+    # ---- internals ------------------------------------------------------------------------
+    def _out_obs(self) -> np.ndarray:
+        return self._obs.copy() if self.copy else self._obs
+
+    def _after_decision_point(self, envs: np.ndarray) -> None:
+        """Record seats and learner VP of (newly started) games ``envs`` (bool[N])."""
+        self._vec.learner_seat(self._seats)
+        self._vec.vp(self._vp)
+        vp = self._vp[self._rows, self._seats]
+        self._last_vp[envs] = vp[envs]
+
+    def _finish(self, done: np.ndarray, rewards: np.ndarray, terminated: np.ndarray,
+                truncated: np.ndarray) -> dict[str, Any]:
+        """Final rewards, flags and infos of the games that just ended (``done``, bool[N]),
+        in Gymnasium's vector-info layout (``key`` arrays plus ``_key`` masks)."""
+        n, p = self.num_envs, self.num_players
+        vec, cfg = self._vec, self.reward_config
+        eliminated = np.zeros((n, p), np.bool_)
+        winners, rounds, decisions = (np.zeros(n, np.int32) for _ in range(3))
+        vec.eliminated(eliminated)
+        vec.winners(winners)
+        vec.terminated(terminated)
+        vec.truncated(truncated)
+        vec.rounds(rounds)
+        vec.decisions(decisions)
+        terminated &= done
+        truncated &= done
+        final_obs = np.full(n, None, dtype=object)
+        outcomes = np.full(n, None, dtype=object)
+        vp, seats = self._vp.tolist(), self._seats.tolist()
+        for env in np.flatnonzero(done).tolist():
+            outcome = outcome_from_arrays(vp[env], eliminated[env].tolist(), winners[env],
+                                          terminated[env], truncated[env], rounds[env],
+                                          decisions[env])
+            rewards[env] += cfg.final_rewards(outcome)[seats[env]]
+            outcomes[env] = outcome
+            final_obs[env] = self._obs[env].copy()
+        self.episodes += int(done.sum())
+        mask = done.copy()
+        final_info = {
+            "outcome": outcomes, "_outcome": mask,
+            "scores": self._vp.copy(), "_scores": mask,
+            "winners": np.where(terminated, winners, 0), "_winners": mask,
+            "rounds": rounds, "_rounds": mask,
+            "seat": self._seats.copy(), "_seat": mask,
+        }
+        return {"final_obs": final_obs, "_final_obs": mask,
+                "final_info": final_info, "_final_info": mask}
+
+    # ---- inspection -----------------------------------------------------------------------
+    @property
+    def seats(self) -> np.ndarray:
+        """The learner's seat in each game (a copy)."""
+        return self._seats.copy()
+
+    @property
+    def opponent_labels(self) -> list[list[str]]:
+        """Who plays each opponent seat of each game (seat order after the learner)."""
+        return [list(labels) for labels in self._labels]
+
+    @property
+    def native(self) -> Any:
+        """The ``_native.VecLearner`` (game copies with ``.core(i)``, raw accessors)."""
+        return self._vec
+
+    def reset_game(self, env: int, game_seed: int, learner_seat: int | None = None,
+                   opponents: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Restart game ``env`` with a fixed game seed (``Game.new(config, game_seed)``), for
+        tests and reproductions; returns its first observation and mask.  ``learner_seat``
+        and ``opponents`` (specs for this episode) override the env's settings once."""
+        saved = (self.learner_seat, self._opponents)
+        try:
+            if learner_seat is not None:
+                self.learner_seat = learner_seat
+            if opponents is not None:
+                self._opponents = self._check_opponents(opponents)
+            seat, kinds = self._draw(env)
+        finally:
+            self.learner_seat, self._opponents = saved
+        self._vec.reset_env(env, seat, kinds, game_seed)
+        self._resolve_pending()
+        self._started = True
+        mask = np.zeros(self.num_envs, bool)
+        mask[env] = True
+        self._after_decision_point(mask)
+        self._vec.observe_env(env, self._obs[env], self._mask[env])
+        return self._obs[env].copy(), self._mask[env].copy()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for _spec, agent in getattr(self, "_built", {}).values():
+            agent.close()
+
+
+class _PolicySlot:
+    """The handler of ``"policy"`` specs: calls the env's current ``policy_fn``."""
+
+    def __init__(self, env: ZavandorVectorEnv) -> None:
+        self.env = env
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> Any:
+        fn = self.env._policy_fn
+        if fn is None:
+            raise ValueError("a 'policy' opponent needs policy_fn (constructor or set_policy_fn)")
+        return fn(obs, mask)
+
+
+def _as_actions(out: Any, m: int) -> np.ndarray:
+    actions = np.asarray(out)
+    if actions.shape != (m,) and actions.size != m:
+        raise ValueError(f"a policy returned {actions.shape} actions for {m} decisions")
+    return actions.reshape(m)
+
+
+# ---- benchmark ------------------------------------------------------------------------------
+def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of ``mask`` (argmax of random scores)."""
+    scores = rng.random(mask.shape)
+    scores[~mask] = -1.0
+    return scores.argmax(axis=1)
+
+
+def _bench(num_players: int, num_envs: int, seconds: float, opponents: Any,
+           seed: int) -> tuple[float, int, int, float, int, float]:
+    env = ZavandorVectorEnv(num_envs, num_players, opponents=opponents, seed=seed, copy=False)
+    rng = np.random.default_rng(seed)
+    env.reset()
+    steps = games = truncated = rounds = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(16):
+            _obs, _rew, term, trunc, infos = env.step(_random_actions(env._mask, rng))
+            steps += num_envs
+            if "final_info" in infos:
+                finished = infos["_final_info"]
+                games += int(finished.sum())
+                truncated += int(trunc.sum())
+                rounds += int(np.asarray(infos["final_info"]["rounds"])[finished].sum())
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    elapsed = now - start
+    env.close()
+    return steps / elapsed, steps, games, truncated / games if games else 0.0, rounds, elapsed
+
+
+def bench_vector(num_players: int, num_envs: int = 64, seconds: float = 3.0,
+                 opponents: Any = "random", seed: int = 0) -> float:
+    """Learner steps per second of :class:`ZavandorVectorEnv` (``num_envs`` games, uniformly
+    random legal learner actions from the mask, ``opponents`` played natively), measured for
+    ``seconds`` in this process."""
+    return _bench(num_players, num_envs, seconds, opponents, seed)[0]
+
+
+def bench_vector_row(num_players: int, num_envs: int = 64, seconds: float = 3.0,
+                     opponents: Any = "random", seed: int = 0) -> Any:
+    """:func:`bench_vector` as a ``zavandor bench`` row (with games, truncated share, rounds)."""
+    from zavandor_env.bench import BenchRow
+
+    rate, steps, games, trunc_share, rounds, elapsed = _bench(num_players, num_envs, seconds,
+                                                              opponents, seed)
+    return BenchRow(
+        name=f"vector env N={num_envs} vs {opponents} (native)",
+        players=num_players, per_second=rate, unit="steps/s", games=games,
+        truncated_share=trunc_share if games else None,
+        rounds_per_game=rounds / games if games else None,
+        per_game=steps / games if games else None, seconds=elapsed,
+    )

@@ -1,0 +1,181 @@
+// Python bindings of the native IS-MCTS (mcts.hpp), registered into
+// zavandor_env.engine._native by bindings.cpp through register_mcts(m):
+//
+//   mcts_search(core, seat, legal, params, weights, seed) -> (action, iterations)
+//       agents/mcts.py MCTSAgent.search for the deciding seat of a Core.  params: a dict with
+//       any of iterations (int > 0, default 64), seconds (float > 0 or None: wall-clock budget,
+//       overrides iterations), rollout ("heuristic" | "random"), horizon_rounds (int),
+//       c, prior_weight, eval_scale (numbers), avoid_curse (bool, default True); unknown keys
+//       raise ValueError.  weights: a HeuristicWeights (bind_heuristic.cpp).  seed: an integer
+//       in [0, 2**64) seeding determinizations, expansion tie-breaks and random rollouts.  The
+//       core is only read; the GIL is released while searching.
+//   _mcts_root_stats() -> list[(action, visits, avail, total)]
+//       the root edges of this thread's last search, in expansion order, for the tests.
+//   _mcts_determinize(core, seat, seed) -> Core
+//       one determinization (determinize.py) drawn from PyRandom(seed), for the tests.
+//   _mcts_evaluate_seat(core, seat, weights) -> float
+//       agents/mcts.py evaluate_seat, for the tests.
+//   _mcts_curse_free(core, legal) -> list[int]
+//       agents/mcts.py curse_free for the deciding seat, for the tests.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "heuristic.hpp"
+#include "mcts.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+const char* const PARAM_KEYS[] = {"iterations",   "seconds",    "rollout",    "horizon_rounds",
+                                  "c",            "prior_weight", "eval_scale", "avoid_curse"};
+
+double number(const py::handle& v, const char* key) {
+  if (py::isinstance<py::bool_>(v) ||
+      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+    throw py::value_error(std::string("mcts_search: '") + key + "' must be a number, got " +
+                          std::string(py::repr(v)));
+  double x = v.cast<double>();
+  if (!std::isfinite(x))
+    throw py::value_error(std::string("mcts_search: '") + key + "' must be finite");
+  return x;
+}
+
+long long integer(const py::handle& v, const char* key) {
+  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
+    throw py::value_error(std::string("mcts_search: '") + key + "' must be an integer, got " +
+                          std::string(py::repr(v)));
+  return v.cast<long long>();
+}
+
+zav::MctsParams params_from_dict(const py::dict& d) {
+  zav::MctsParams p;
+  for (auto item : d) {
+    std::string key = py::str(item.first);
+    bool known = false;
+    for (const char* k : PARAM_KEYS) known = known || key == k;
+    if (!known)
+      throw py::value_error("mcts_search: unknown parameter '" + key +
+                            "'; known: iterations, seconds, rollout, horizon_rounds, c, "
+                            "prior_weight, eval_scale, avoid_curse");
+  }
+  if (d.contains("iterations") && !d["iterations"].is_none()) {
+    p.iterations = integer(d["iterations"], "iterations");
+    if (p.iterations < 1) throw py::value_error("mcts_search: iterations must be positive");
+  }
+  if (d.contains("seconds") && !d["seconds"].is_none()) {
+    p.seconds = number(d["seconds"], "seconds");
+    if (p.seconds <= 0) throw py::value_error("mcts_search: seconds must be positive");
+  }
+  if (d.contains("rollout")) {
+    std::string r = py::str(d["rollout"]);
+    if (r == "heuristic")
+      p.random_rollout = false;
+    else if (r == "random")
+      p.random_rollout = true;
+    else
+      throw py::value_error("mcts_search: rollout must be 'heuristic' or 'random', got '" + r +
+                            "'");
+  }
+  if (d.contains("horizon_rounds")) {
+    long long h = integer(d["horizon_rounds"], "horizon_rounds");
+    p.horizon_rounds = static_cast<int>(std::max(-1LL, std::min(h, 1000000LL)));
+  }
+  if (d.contains("c")) p.c = number(d["c"], "c");
+  if (d.contains("prior_weight")) p.prior_weight = number(d["prior_weight"], "prior_weight");
+  if (d.contains("eval_scale")) {
+    p.eval_scale = number(d["eval_scale"], "eval_scale");
+    if (p.eval_scale == 0) throw py::value_error("mcts_search: eval_scale must not be 0");
+  }
+  if (d.contains("avoid_curse")) p.avoid_curse = py::bool_(d["avoid_curse"]).cast<bool>();
+  return p;
+}
+
+const zav::GameState& state_of(const py::object& core) {
+  try {
+    return py::cast<const Core&>(core).s;
+  } catch (const py::cast_error&) {
+    throw py::type_error("expected a zavandor_env.engine._native.Core");
+  }
+}
+
+void check_seat(const zav::GameState& s, int seat) {
+  if (seat < 0 || seat >= s.config.num_players)
+    throw py::value_error("seat must be in [0, " + std::to_string(s.config.num_players) + ")");
+}
+
+}  // namespace
+
+void register_mcts(py::module_& m) {
+  m.def(
+      "mcts_search",
+      [](const py::object& core, int seat, const std::vector<int>& legal, const py::dict& params,
+         const zav::HeuristicWeights& weights, uint64_t seed) {
+        const zav::GameState& s = state_of(core);
+        check_seat(s, seat);
+        if (legal.empty()) throw py::value_error("mcts_search: legal must not be empty");
+        zav::MctsParams p = params_from_dict(params);
+        zav::GameState real = s;  // the core stays untouched (and usable by other threads)
+        zav::MctsResult r;
+        {
+          py::gil_scoped_release release;
+          r = zav::mcts_search(real, seat, legal.data(), static_cast<int>(legal.size()), p,
+                               weights, seed);
+        }
+        return py::make_tuple(r.action, r.iterations);
+      },
+      py::arg("core"), py::arg("seat"), py::arg("legal"), py::arg("params"), py::arg("weights"),
+      py::arg("seed"),
+      "IS-MCTS (agents/mcts.py) for the deciding seat: returns (action, iterations).");
+
+  m.def("_mcts_root_stats", []() {
+    py::list out;
+    for (const auto& r : zav::thread_searcher().root_stats())
+      out.append(py::make_tuple(r.action, r.visits, r.avail, r.total));
+    return out;
+  });
+
+  m.def(
+      "_mcts_determinize",
+      [](const py::object& core, int seat, uint64_t seed) {
+        const zav::GameState& s = state_of(core);
+        check_seat(s, seat);
+        zav::Determinizer det;
+        det.prepare(s, seat);
+        zav::PyRandom rng;
+        rng.seed_u64(seed);
+        auto out = std::make_unique<Core>();
+        det.sample(rng, out->s);
+        out->invalidate();
+        return out;
+      },
+      py::arg("core"), py::arg("seat"), py::arg("seed"));
+
+  m.def(
+      "_mcts_evaluate_seat",
+      [](const py::object& core, int seat, const zav::HeuristicWeights& weights) {
+        const zav::GameState& s = state_of(core);
+        check_seat(s, seat);
+        return zav::evaluate_seat(s, seat, weights);
+      },
+      py::arg("core"), py::arg("seat"), py::arg("weights"));
+
+  m.def(
+      "_mcts_curse_free",
+      [](const py::object& core, const std::vector<int>& legal) {
+        const zav::GameState& s = state_of(core);
+        int out[zav::NUM_ACTIONS];
+        if (legal.size() > static_cast<std::size_t>(zav::NUM_ACTIONS))
+          throw py::value_error("too many actions");
+        int n = zav::curse_free(s, legal.data(), static_cast<int>(legal.size()), out);
+        return std::vector<int>(out, out + n);
+      },
+      py::arg("core"), py::arg("legal"));
+}

@@ -1,0 +1,572 @@
+// The Python module zavandor_env.engine._native: class Core (a game state driven like
+// zavandor_env.engine.game.Game) and native benchmarks.  State dicts use exactly the layout of
+// GameState.to_dict(), so a game moves between the two engines losslessly.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+
+namespace py = pybind11;
+using namespace zav;
+
+// The other parts of the module register their functions themselves
+// (bind_observe.cpp, bind_heuristic.cpp, bind_vec.cpp, bind_mcts.cpp).
+void register_observe(pybind11::module_& m);
+void register_heuristic(pybind11::module_& m);
+void register_vec(pybind11::module_& m);
+void register_mcts(pybind11::module_& m);
+
+namespace {
+
+const char* const CONFIG_KEYS[] = {"num_players",     "characters",        "max_rounds",
+                                   "max_decisions",   "no_split_blocks",   "druid_l3_ruby",
+                                   "sages_dust_substitution", "allow_overbid", "one_value_dust",
+                                   "catchup_small_games", "skip_forced_decisions",
+                                   "no_undo_activation"};
+
+int character_index(const std::string& name) {
+  for (int i = 0; i < NUM_CHARACTERS; ++i)
+    if (name == CHARACTERS[i].name) return i;
+  throw py::value_error("unknown character " + name);
+}
+
+Config config_from_dict(const py::dict& d) {
+  Config c;
+  auto get = [&](const char* key) -> py::object {
+    if (!d.contains(key)) throw py::value_error(std::string("config is missing ") + key);
+    return d[key];
+  };
+  c.num_players = get("num_players").cast<int>();
+  if (c.num_players < MIN_PLAYERS || c.num_players > MAX_PLAYERS)
+    throw py::value_error("num_players must be 2..6");
+  py::object chars = get("characters");
+  c.has_characters = !chars.is_none();
+  if (c.has_characters) {
+    py::list names = py::list(chars);
+    if (static_cast<int>(names.size()) != c.num_players)
+      throw py::value_error("characters must name one character per player");
+    for (int i = 0; i < c.num_players; ++i)
+      c.characters[i] = character_index(names[i].cast<std::string>());
+  }
+  c.max_rounds = get("max_rounds").cast<int>();
+  c.max_decisions = get("max_decisions").cast<int>();
+  c.no_split_blocks = get("no_split_blocks").cast<bool>();
+  c.druid_l3_ruby = get("druid_l3_ruby").cast<bool>();
+  c.sages_dust_substitution = get("sages_dust_substitution").cast<bool>();
+  c.allow_overbid = get("allow_overbid").cast<bool>();
+  c.one_value_dust = get("one_value_dust").cast<bool>();
+  c.catchup_small_games = get("catchup_small_games").cast<bool>();
+  c.skip_forced_decisions = get("skip_forced_decisions").cast<bool>();
+  c.no_undo_activation = get("no_undo_activation").cast<bool>();
+  return c;
+}
+
+py::dict config_to_dict(const Config& c) {
+  py::dict d;
+  d["num_players"] = c.num_players;
+  if (c.has_characters) {
+    py::list names;
+    for (int i = 0; i < c.num_players; ++i) names.append(CHARACTERS[c.characters[i]].name);
+    d["characters"] = names;
+  } else {
+    d["characters"] = py::none();
+  }
+  d["max_rounds"] = c.max_rounds;
+  d["max_decisions"] = c.max_decisions;
+  d["no_split_blocks"] = c.no_split_blocks;
+  d["druid_l3_ruby"] = c.druid_l3_ruby;
+  d["sages_dust_substitution"] = c.sages_dust_substitution;
+  d["allow_overbid"] = c.allow_overbid;
+  d["one_value_dust"] = c.one_value_dust;
+  d["catchup_small_games"] = c.catchup_small_games;
+  d["skip_forced_decisions"] = c.skip_forced_decisions;
+  d["no_undo_activation"] = c.no_undo_activation;
+  return d;
+}
+
+// A Python int >= 0 of any size as 32-bit words, least significant first (random.seed(int)).
+// Python and NumPy integers pass (anything with __index__); bools, floats and the rest do not.
+std::vector<uint32_t> seed_words(const py::handle& seed) {
+  if (PyBool_Check(seed.ptr()) || PyFloat_Check(seed.ptr()))
+    throw py::value_error("seed must be a non-negative integer");
+  PyObject* index = PyNumber_Index(seed.ptr());
+  if (!index) {
+    PyErr_Clear();
+    throw py::value_error("seed must be a non-negative integer");
+  }
+  py::int_ value = py::reinterpret_steal<py::int_>(index);
+  if (value.attr("__lt__")(py::int_(0)).cast<bool>())
+    throw py::value_error("seed must be a non-negative integer");
+  std::size_t bits = value.attr("bit_length")().cast<std::size_t>();
+  std::size_t nwords = bits == 0 ? 1 : (bits + 31) / 32;
+  py::bytes raw = value.attr("to_bytes")(nwords * 4, "little");
+  std::string b = raw;
+  std::vector<uint32_t> words(nwords);
+  for (std::size_t i = 0; i < nwords; ++i)
+    words[i] = static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i])) |
+               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 1])) << 8 |
+               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 2])) << 16 |
+               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 3])) << 24;
+  return words;
+}
+
+template <typename It>
+py::list int_list(It begin, It end) {
+  py::list out;
+  for (It it = begin; it != end; ++it) out.append(static_cast<int>(*it));
+  return out;
+}
+template <typename C>
+py::list int_list(const C& c) {
+  return int_list(c.begin(), c.end());
+}
+template <typename C>
+py::list bool_list(const C& c) {
+  py::list out;
+  for (bool b : c) out.append(py::bool_(b));
+  return out;
+}
+
+py::dict player_to_dict(const PlayerState& p) {
+  py::dict d;
+  d["seat"] = p.seat;
+  d["character"] = p.character;
+  d["active"] = int_list(p.active);
+  d["inactive"] = int_list(p.inactive);
+  d["hand"] = int_list(p.hand);
+  d["balance"] = p.balance;
+  d["sages_tokens"] = int_list(p.sages_tokens);
+  d["sages_dust"] = p.sages_dust;
+  d["levels"] = int_list(p.levels);
+  d["chips_bought"] = bool_list(p.chips_bought);
+  d["pentagon_chips"] = p.pentagon_chips;
+  d["artifacts"] = int_list(p.artifacts);
+  d["sentinels"] = int_list(p.sentinels);
+  d["vp"] = p.vp;
+  d["gem_vp"] = p.gem_vp;
+  d["druid_ruby_used"] = p.druid_ruby_used;
+  d["eliminated"] = p.eliminated;
+  return d;
+}
+
+py::dict state_to_dict(const GameState& s) {
+  py::dict d;
+  d["config"] = config_to_dict(s.config);
+  auto st = s.rng.get_state();
+  py::list internal;
+  for (uint32_t w : st) internal.append(py::int_(static_cast<unsigned long>(w)));
+  py::list rng;
+  rng.append(3);
+  rng.append(internal);
+  rng.append(py::none());
+  d["rng"] = rng;
+  py::list players;
+  for (const auto& p : s.players) players.append(player_to_dict(p));
+  d["players"] = players;
+  d["round"] = s.round;
+  d["phase"] = s.phase;
+  d["turn_order"] = int_list(s.turn_order);
+  d["turn_index"] = s.turn_index;
+  d["turn_player"] = s.turn_player;
+  d["current_player"] = s.current_player;
+  d["block"] = s.block;
+  d["blocks_used"] = s.blocks_used;
+  d["paid_advance_done"] = s.paid_advance_done;
+  d["gems_activated"] = s.gems_activated;
+  d["gems_deactivated"] = s.gems_deactivated;
+  d["display"] = int_list(s.display);
+  d["artifact_deck"] = int_list(s.artifact_deck);
+  d["artifact_auctioned"] = s.artifact_auctioned;
+  d["sentinel_owner"] = int_list(s.sentinel_owner);
+  py::list decks, discards;
+  for (const auto& deck : s.decks) decks.append(int_list(deck));
+  for (const auto& pile : s.discards) discards.append(int_list(pile));
+  d["decks"] = decks;
+  d["discards"] = discards;
+  d["concentrated_supply"] = int_list(s.concentrated_supply);
+  d["gem_supply"] = int_list(s.gem_supply);
+  d["art_mod"] = int_list(s.art_mod);
+  d["sen_mod"] = int_list(s.sen_mod);
+  d["auction_kind"] = s.auction_kind;
+  d["auction_item"] = s.auction_item;
+  d["auction_opener"] = s.auction_opener;
+  d["high_bid"] = s.high_bid;
+  d["high_bidder"] = s.high_bidder;
+  d["passed"] = s.passed;
+  d["debtor"] = s.debtor;
+  d["debt_item_price"] = s.debt_item_price;
+  d["free_levels"] = s.free_levels;
+  d["victims"] = int_list(s.victims);
+  d["terminated"] = s.terminated;
+  d["truncated"] = s.truncated;
+  d["num_decisions"] = s.num_decisions;
+  d["history"] = int_list(s.history);
+  py::list purchases;
+  for (const auto& r : s.purchases) purchases.append(int_list(r));
+  d["purchases"] = purchases;
+  return d;
+}
+
+py::object need(const py::dict& d, const char* key) {
+  if (!d.contains(key)) throw py::value_error(std::string("state dict is missing ") + key);
+  return d[key];
+}
+
+template <typename T, std::size_t N>
+void read_array(const py::object& o, std::array<T, N>& out, const char* key) {
+  py::list l = py::list(o);
+  if (l.size() != N) throw py::value_error(std::string("state dict: bad length of ") + key);
+  for (std::size_t i = 0; i < N; ++i) out[i] = l[i].cast<T>();
+}
+
+template <typename T, int Cap>
+void read_svec(const py::object& o, SVec<T, Cap>& out) {
+  out.clear();
+  for (auto item : py::list(o)) out.push_back(item.cast<T>());
+}
+
+PlayerState player_from_dict(const py::dict& d) {
+  PlayerState p;
+  p.seat = need(d, "seat").cast<int>();
+  p.character = need(d, "character").cast<int>();
+  read_array(need(d, "active"), p.active, "active");
+  read_array(need(d, "inactive"), p.inactive, "inactive");
+  read_array(need(d, "hand"), p.hand, "hand");
+  p.balance = need(d, "balance").cast<int>();
+  read_svec(need(d, "sages_tokens"), p.sages_tokens);
+  p.sages_dust = need(d, "sages_dust").cast<int>();
+  read_array(need(d, "levels"), p.levels, "levels");
+  read_array(need(d, "chips_bought"), p.chips_bought, "chips_bought");
+  p.pentagon_chips = need(d, "pentagon_chips").cast<int>();
+  read_array(need(d, "artifacts"), p.artifacts, "artifacts");
+  read_svec(need(d, "sentinels"), p.sentinels);
+  p.vp = need(d, "vp").cast<int>();
+  p.gem_vp = need(d, "gem_vp").cast<int>();
+  p.druid_ruby_used = need(d, "druid_ruby_used").cast<bool>();
+  p.eliminated = need(d, "eliminated").cast<bool>();
+  return p;
+}
+
+void state_from_dict(const py::dict& d, GameState& s) {
+  s = GameState();
+  s.config = config_from_dict(need(d, "config").cast<py::dict>());
+  py::list rng = py::list(need(d, "rng"));
+  if (rng.size() != 3 || rng[0].cast<int>() != 3) throw py::value_error("state dict: bad rng");
+  py::list internal = py::list(rng[1]);
+  if (internal.size() != PyRandom::N + 1) throw py::value_error("state dict: bad rng state");
+  std::vector<uint32_t> words(PyRandom::N);
+  for (int i = 0; i < PyRandom::N; ++i) words[i] = internal[i].cast<uint32_t>();
+  if (!s.rng.set_state(words.data(), internal[PyRandom::N].cast<uint32_t>()))
+    throw py::value_error("state dict: bad rng index");
+  for (auto item : py::list(need(d, "players"))) s.players.push_back(player_from_dict(item.cast<py::dict>()));
+  s.round = need(d, "round").cast<int>();
+  s.phase = need(d, "phase").cast<int>();
+  read_svec(need(d, "turn_order"), s.turn_order);
+  s.turn_index = need(d, "turn_index").cast<int>();
+  s.turn_player = need(d, "turn_player").cast<int>();
+  s.current_player = need(d, "current_player").cast<int>();
+  s.block = need(d, "block").cast<int>();
+  s.blocks_used = need(d, "blocks_used").cast<int>();
+  s.paid_advance_done = need(d, "paid_advance_done").cast<bool>();
+  s.gems_activated = need(d, "gems_activated").cast<int>();
+  s.gems_deactivated = need(d, "gems_deactivated").cast<int>();
+  read_svec(need(d, "display"), s.display);
+  read_svec(need(d, "artifact_deck"), s.artifact_deck);
+  s.artifact_auctioned = need(d, "artifact_auctioned").cast<bool>();
+  read_array(need(d, "sentinel_owner"), s.sentinel_owner, "sentinel_owner");
+  py::list decks = py::list(need(d, "decks")), discards = py::list(need(d, "discards"));
+  if (decks.size() != NUM_COLOURS || discards.size() != NUM_COLOURS)
+    throw py::value_error("state dict: bad decks");
+  for (int c = 0; c < NUM_COLOURS; ++c) {
+    read_svec(decks[c], s.decks[c]);
+    read_svec(discards[c], s.discards[c]);
+  }
+  read_array(need(d, "concentrated_supply"), s.concentrated_supply, "concentrated_supply");
+  read_array(need(d, "gem_supply"), s.gem_supply, "gem_supply");
+  read_svec(need(d, "art_mod"), s.art_mod);
+  read_svec(need(d, "sen_mod"), s.sen_mod);
+  s.auction_kind = need(d, "auction_kind").cast<int>();
+  s.auction_item = need(d, "auction_item").cast<int>();
+  s.auction_opener = need(d, "auction_opener").cast<int>();
+  s.high_bid = need(d, "high_bid").cast<int>();
+  s.high_bidder = need(d, "high_bidder").cast<int>();
+  s.passed = need(d, "passed").cast<int>();
+  s.debtor = need(d, "debtor").cast<int>();
+  s.debt_item_price = need(d, "debt_item_price").cast<int>();
+  s.free_levels = need(d, "free_levels").cast<int>();
+  read_svec(need(d, "victims"), s.victims);
+  s.terminated = need(d, "terminated").cast<bool>();
+  s.truncated = need(d, "truncated").cast<bool>();
+  s.num_decisions = need(d, "num_decisions").cast<int>();
+  s.history.clear();
+  for (auto item : py::list(need(d, "history"))) s.history.push_back(item.cast<int>());
+  s.purchases.clear();
+  py::object purchases = d.contains("purchases") ? py::object(d["purchases"]) : py::object(py::list());
+  for (auto item : py::list(purchases)) {
+    py::list r = py::reinterpret_borrow<py::object>(item).cast<py::list>();
+    if (r.size() != 6) throw py::value_error("state dict: a purchase holds six integers");
+    PurchaseRecord rec;
+    for (int i = 0; i < 6; ++i) rec[i] = r[i].cast<int>();
+    s.purchases.push_back(rec);
+  }
+  if (static_cast<int>(s.players.size()) != s.config.num_players ||
+      s.art_mod.size() != s.config.num_players || s.sen_mod.size() != s.config.num_players)
+    throw py::value_error("state dict: player count does not match the config");
+}
+
+// An action as an index: Python and NumPy integers; bools and anything else give -1.
+int action_index(const py::handle& a) {
+  if (PyBool_Check(a.ptr())) return -1;
+  PyObject* idx = PyNumber_Index(a.ptr());
+  if (!idx) {
+    PyErr_Clear();
+    return -1;
+  }
+  int overflow = 0;
+  long v = PyLong_AsLongAndOverflow(idx, &overflow);
+  Py_DECREF(idx);
+  if (overflow || v < 0 || v >= NUM_ACTIONS) return -1;
+  return static_cast<int>(v);
+}
+
+bool core_is_legal(Core& c, int action) {
+  if (action < 0) return false;
+  int n = c.refresh_legal();
+  for (int i = 0; i < n; ++i)
+    if (c.legal[i] == action) return true;
+  return false;
+}
+
+// Game.apply after the checks: history, the decision, then the forced ones.
+inline void core_apply_unchecked(Core& c, int action, bool stop) {
+  c.s.history.push_back(action);
+  step(c.s, action, stop);
+  c.skip_forced_and_cache(stop);
+}
+
+void core_apply(Core& c, const py::handle& action, bool stop) {
+  if (c.s.phase == ROUND_END)
+    throw py::value_error("round " + std::to_string(c.s.round) +
+                          " has ended: call advance() before applying an action");
+  int index = action_index(action);
+  if (!core_is_legal(c, index))
+    throw py::value_error("illegal action " + std::string(py::str(py::repr(action))));
+  core_apply_unchecked(c, index, stop);
+}
+
+void core_advance(Core& c, bool stop) {
+  if (c.s.phase != ROUND_END) throw py::value_error("advance() needs a game stopped at a round end");
+  start_round(c.s);
+  c.skip_forced_and_cache(stop);
+}
+
+void core_new(Core& c, const Config& config, const std::vector<uint32_t>& words) {
+  new_state(c.s, config, words);
+  c.skip_forced_and_cache(false);
+}
+
+long long play_random_impl(Core& c, PyRandom rng, long long max_decisions) {
+  long long taken = 0;
+  while (max_decisions < 0 || taken < max_decisions) {
+    if (c.s.phase == ROUND_END) {
+      start_round(c.s);
+      c.skip_forced_and_cache(false);
+      continue;
+    }
+    int n = c.refresh_legal();
+    if (n == 0) break;
+    int a = c.legal[rng.randbelow(static_cast<uint64_t>(n))];
+    core_apply_unchecked(c, a, false);
+    ++taken;
+  }
+  return taken;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "Native (C++) rules engine of The Scepter of Zavandor, identical to the Python one.";
+  m.attr("NUM_ACTIONS") = NUM_ACTIONS;
+
+  py::class_<Core>(m, "Core")
+      .def(py::init([](const py::dict& config, const py::object& seed) {
+             auto words = seed_words(seed);
+             Config cfg = config_from_dict(config);
+             auto c = std::make_unique<Core>();
+             core_new(*c, cfg, words);
+             return c;
+           }),
+           py::arg("config"), py::arg("seed"))
+      .def_static(
+          "from_state_dict",
+          [](const py::dict& state) {
+            auto c = std::make_unique<Core>();
+            state_from_dict(state, c->s);
+            c->invalidate();
+            return c;
+          },
+          py::arg("state"))
+      .def("to_state_dict", [](const Core& c) { return state_to_dict(c.s); })
+      .def("clone", [](const Core& c) { return std::make_unique<Core>(c); })
+      .def("__copy__", [](const Core& c) { return std::make_unique<Core>(c); })
+      .def("__deepcopy__", [](const Core& c, py::handle) { return std::make_unique<Core>(c); })
+      .def("legal_actions",
+           [](Core& c) {
+             int n = c.refresh_legal();
+             py::tuple t(n);
+             for (int i = 0; i < n; ++i) t[i] = py::int_(c.legal[i]);
+             return t;
+           })
+      .def("is_legal", [](Core& c, const py::handle& a) { return core_is_legal(c, action_index(a)); },
+           py::arg("action"))
+      .def("apply", &core_apply, py::arg("action"), py::arg("stop_at_round_end") = false)
+      .def("advance", &core_advance, py::arg("stop_at_round_end") = false)
+      .def(
+          "reseed",
+          [](Core& c, const py::object& seed) { c.s.rng.seed_words(seed_words(seed)); },
+          py::arg("seed"))
+      .def(
+          "play_random",
+          [](Core& c, const py::object& seed, long long max_decisions) {
+            return play_random_impl(c, PyRandom(seed_words(seed)), max_decisions);
+          },
+          py::arg("seed"), py::arg("max_decisions") = -1)
+      .def_property_readonly("num_players", [](const Core& c) { return c.s.config.num_players; })
+      .def_property_readonly("phase", [](const Core& c) { return c.s.phase; })
+      .def_property_readonly("current_player", [](const Core& c) { return c.s.current_player; })
+      .def_property_readonly("turn_player", [](const Core& c) { return c.s.turn_player; })
+      .def_property_readonly("round", [](const Core& c) { return c.s.round; })
+      .def_property_readonly("terminated", [](const Core& c) { return c.s.terminated; })
+      .def_property_readonly("truncated", [](const Core& c) { return c.s.truncated; })
+      .def_property_readonly("num_decisions", [](const Core& c) { return c.s.num_decisions; })
+      .def("scores",
+           [](const Core& c) {
+             py::list out;
+             for (const auto& p : c.s.players) out.append(p.vp);
+             return out;
+           })
+      .def("history", [](const Core& c) { return int_list(c.s.history); })
+      .def("purchases",
+           [](const Core& c) {
+             py::list out;
+             for (const auto& r : c.s.purchases)
+               out.append(py::make_tuple(r[0], r[1], r[2], r[3], r[4], r[5]));
+             return out;
+           })
+      .def("winners", [](const Core& c) {
+        py::list out;
+        if (!c.s.terminated) return out;
+        int w[MAX_PLAYERS];
+        int n = winners(c.s, w);
+        for (int i = 0; i < n; ++i) out.append(w[i]);
+        return out;
+      });
+
+  m.def(
+      "bench_random",
+      [](const py::dict& config, const py::object& seed, long long games) {
+        Config cfg = config_from_dict(config);
+        std::vector<std::vector<uint32_t>> seeds;
+        seed_words(seed);  // refuses a bad seed
+        py::int_ base = py::reinterpret_steal<py::int_>(PyNumber_Index(seed.ptr()));
+        for (long long g = 0; g < games; ++g)
+          seeds.push_back(seed_words(base.attr("__add__")(py::int_(g))));
+        long long total = 0;
+        auto t0 = std::chrono::steady_clock::now();
+        {
+          py::gil_scoped_release release;
+          Core c;
+          for (long long g = 0; g < games; ++g) {
+            // The game and its random player use the same seed: seed one generator, copy it.
+            PyRandom seeded(seeds[g]);
+            new_state(c.s, cfg, seeded);
+            c.skip_forced_and_cache(false);
+            total += play_random_impl(c, seeded, -1);
+          }
+        }
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return py::make_tuple(total, secs);
+      },
+      py::arg("config"), py::arg("seed"), py::arg("games"));
+
+  m.def(
+      "bench_clones",
+      [](const Core& core, long long count) {
+        constexpr int RING = 8;
+        std::vector<Core> ring(RING);
+        long long checksum = 0;
+        auto t0 = std::chrono::steady_clock::now();
+        {
+          py::gil_scoped_release release;
+          for (long long i = 0; i < count; ++i) {
+            Core& slot = ring[static_cast<std::size_t>(i % RING)];
+            slot = core;
+            checksum += slot.s.num_decisions + static_cast<long long>(slot.s.history.size());
+          }
+        }
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        volatile long long sink = checksum;
+        (void)sink;
+        return secs;
+      },
+      py::arg("core"), py::arg("count"));
+
+  m.def(
+      "bench_replay",
+      [](const py::dict& config, const py::list& seeds, const std::vector<std::vector<int>>& actions,
+         long long repeats) {
+        // Recorded games replayed natively: for each decision the legal actions are computed
+        // and the recorded one is checked against them, as Game.apply does.
+        Config cfg = config_from_dict(config);
+        if (static_cast<std::size_t>(py::len(seeds)) != actions.size())
+          throw py::value_error("bench_replay needs one seed per recorded game");
+        std::vector<std::vector<uint32_t>> words;
+        for (auto seed : seeds) words.push_back(seed_words(py::reinterpret_borrow<py::object>(seed)));
+        long long total = 0;
+        bool diverged = false;
+        auto t0 = std::chrono::steady_clock::now();
+        {
+          py::gil_scoped_release release;
+          Core c;
+          for (long long r = 0; r < repeats && !diverged; ++r) {
+            for (std::size_t g = 0; g < actions.size() && !diverged; ++g) {
+              core_new(c, cfg, words[g]);
+              for (int a : actions[g]) {
+                if (c.s.phase == ROUND_END || !core_is_legal(c, a)) {
+                  diverged = true;
+                  break;
+                }
+                core_apply_unchecked(c, a, false);
+                ++total;
+              }
+            }
+          }
+        }
+        if (diverged) throw py::value_error("bench_replay: a recorded game does not replay");
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return py::make_tuple(total, secs);
+      },
+      py::arg("config"), py::arg("seeds"), py::arg("actions"), py::arg("repeats") = 1);
+
+  // Test hooks for the automatic money handling (economy.py).
+  m.def("_dust_chits", [](int amount, bool one) {
+    int out[NUM_DUST_CHITS];
+    dust_chits(amount, one, out);
+    return py::make_tuple(out[0], out[1], out[2], out[3]);
+  });
+  m.def("_choose_payment", [](const std::vector<int>& hand, int amount, bool one) {
+    if (hand.size() != NUM_TOKENS) throw py::value_error("hand must have 29 counts");
+    int chosen[NUM_TOKENS];
+    if (!choose_payment(hand.data(), amount, one, chosen)) throw py::value_error("hand cannot pay");
+    return std::vector<int>(chosen, chosen + NUM_TOKENS);
+  });
+
+  register_observe(m);
+  register_heuristic(m);
+  register_vec(m);
+  register_mcts(m);
+}

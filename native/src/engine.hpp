@@ -1,0 +1,100 @@
+// The rules engine: the C++ twin of flow.py, turn.py, auction.py, economy.py, knowledge.py,
+// scoring.py, supply.py and the Game driver of game.py.  Same legal actions (ascending), same
+// state after every action, same random draws in the same order as the Python engine.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#ifndef ZAV_NO_PYBIND  // defined by pure C++ builds (benchmarks, profilers)
+#include <pybind11/pybind11.h>
+#endif
+
+#include "data.hpp"
+#include "queries.hpp"
+#include "state.hpp"
+
+namespace zav {
+
+// ---- economy.py --------------------------------------------------------------------------------
+// dust_chits(amount): chit counts (1, 2, 5, 10) for amount in the fewest hand-limit slots.
+void dust_chits(int amount, bool one_value_dust, int out[NUM_DUST_CHITS]);
+int gain_dust(PlayerState& player, int amount, bool one_value_dust);
+void return_token(GameState& state, int token, int count);
+// choose_payment: counts per token that pay amount; returns false if the hand cannot pay.
+bool choose_payment(const int* hand, int amount, bool one_value_dust, int chosen[NUM_TOKENS]);
+int pay(GameState& state, PlayerState& player, int amount);
+int settle(GameState& state, PlayerState& player);
+int enforce_hand_limit(GameState& state, PlayerState& player, int limit);
+
+// ---- supply.py, knowledge.py, scoring.py -------------------------------------------------------
+void build_decks(GameState& state);
+int draw_card(GameState& state, int colour);
+void raise_level(GameState& state, PlayerState& player, int field);
+void rescore(GameState& state);
+// scoring.winners: seats with the most VP among players still in the game; returns the count.
+int winners(const GameState& state, int out[MAX_PLAYERS]);
+
+// ---- flow.py -----------------------------------------------------------------------------------
+// new_state(config, seed): seed as 32-bit words, least significant first (random.seed(int)).
+void new_state(GameState& state, const Config& config, const std::vector<uint32_t>& seed_words);
+// The same with a generator already seeded (random.Random(seed)), e.g. copied from another one:
+// seeding is the dearest part of a new game.
+void new_state(GameState& state, const Config& config, const PyRandom& seeded);
+void start_round(GameState& state);
+void begin_turn(GameState& state, int seat);
+void end_turn(GameState& state);
+void end_round(GameState& state);
+void assign_position_modifiers(GameState& state);
+int sentinels_acquired(const GameState& state);
+int alive_count(const GameState& state);
+
+// ---- turn.py, auction.py -----------------------------------------------------------------------
+// Legal actions of the pending decision, ascending, into out (capacity NUM_ACTIONS); returns the
+// count.  0 when the game is over or stopped at a round end (Game.legal_actions).
+int legal_actions(const GameState& state, int* out);
+// One decision (Game._step): the phase's apply, decision count, max_decisions truncation and the
+// ROUND_END continuation.  The action must be legal.
+void step(GameState& state, int action, bool stop_at_round_end);
+// Game._skip_forced: take decisions with exactly one legal action (option skip_forced_decisions).
+void skip_forced(GameState& state, bool stop_at_round_end);
+// The same, leaving the legal actions of the resulting state in legal_out (capacity
+// NUM_ACTIONS); returns their count.
+int skip_forced(GameState& state, bool stop_at_round_end, int* legal_out);
+
+}  // namespace zav
+
+// What a Python zavandor_env.engine._native.Core holds: the state plus a cache of its legal
+// actions (valid while legal_valid).  bind_observe.cpp reads it with py::cast<Core&>(obj).s.
+struct Core {
+  zav::GameState s;
+  int legal[zav::NUM_ACTIONS];
+  int nlegal = 0;
+  bool legal_valid = false;
+
+  // The legal actions of the current state (cached).
+  int refresh_legal() {
+    if (!legal_valid) {
+      nlegal = zav::legal_actions(s, legal);
+      legal_valid = true;
+    }
+    return nlegal;
+  }
+  void invalidate() { legal_valid = false; }
+  // Game._skip_forced after a change to the state, refilling the cache on the way.
+  void skip_forced_and_cache(bool stop_at_round_end) {
+    nlegal = zav::skip_forced(s, stop_at_round_end, legal);
+    legal_valid = true;
+  }
+};
+
+namespace zav {
+using ::Core;
+}
+
+#ifndef ZAV_NO_PYBIND
+// The C++ state of a Python Core object (raises a cast error if obj is not a Core).
+inline const zav::GameState& core_state(const pybind11::object& core) {
+  return pybind11::cast<const Core&>(core).s;
+}
+#endif

@@ -1,0 +1,89 @@
+// The rule-based player of zavandor_env/agents/heuristic.py in C++: the same decisions, bit for
+// bit (same double operations in the same order, Python's max/min tie rules, the iteration order
+// of the Python set of legal actions).  The Python module stays the readable reference; its
+// docstring explains the valuations.  tests/test_native_heuristic.py holds the two equal.
+//
+// The Python heuristic decides from a PlayerView; this port reads the GameState directly, for the
+// viewing seat, and only what that view exposes (own hand; public facts of the other seats).
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "state.hpp"
+
+namespace zav {
+
+// agents/heuristic.py HeuristicWeights, field for field (energy units unless stated).  Python
+// floats and ints are both held as doubles: the heuristic only adds, multiplies, divides and
+// compares small numbers, where the two give identical results.  Built from the Python
+// dataclass (bind_heuristic.cpp: HeuristicWeights(resolve_weights(...).to_dict())); there are
+// deliberately no defaults here.
+struct HeuristicWeights {
+  // expected_rounds: the Python dict {num_players: rounds}, in insertion order (ints).
+  std::vector<std::pair<long long, long long>> expected_rounds;
+  double rounds_per_sentinel = 0.0;
+  double min_horizon = 0.0;
+  double late_game_horizon = 0.0;
+  double income_efficiency = 0.0;
+  double vp_energy = 0.0;
+  double sentinel_vp_energy = 0.0;
+  double lead_tempo = 0.0;
+  double deny_weight = 0.0;
+  double hand_slot_per_round = 0.0;
+  double future_gem_spend_per_round = 0.0;
+  double expected_artifacts = 0.0;
+  double expected_sentinels = 0.0;
+  double spellbook_access_per_round = 0.0;
+  double elixir_access_per_round = 0.0;
+  double ruby_access_per_round = 0.0;
+  double hand_limit_3_per_round = 0.0;
+  double free_chip = 0.0;
+  double win_bonus = 0.0;
+  double lead_margin = 0.0;
+  double sentinel_min_horizon = 0.0;
+  double big_raise_fraction = 0.0;
+
+  // w.expected_rounds.get(n, 16)
+  long long expected_rounds_for(long long n) const {
+    for (const auto& kv : expected_rounds)
+      if (kv.first == n) return kv.second;
+    return 16;
+  }
+};
+
+// heuristic.choose for seat `seat` (the deciding player, s.current_player), given the legal
+// actions of the pending decision in the engine's (ascending) order.  n_legal must be >= 1.
+int heuristic_choose(const GameState& s, int seat, const HeuristicWeights& w, const int* legal,
+                     int n_legal);
+
+// NoviceAgent.act: with the given generator, on a TURN decision draw random() < blunder and
+// then a uniformly random legal action (randrange), else the heuristic.
+int novice_choose(const GameState& s, int seat, const HeuristicWeights& w, const int* legal,
+                  int n_legal, double blunder, PyRandom& rng);
+
+// The valuations (heuristic.py's module-level functions), for tests and other search code.
+// `viewer` is the seat of the PlayerView; `p` the seat valued (the viewer or an opponent).
+namespace heur {
+double horizon(const GameState& s, const HeuristicWeights& w);
+double gem_value(int gem, double r, const HeuristicWeights& w);
+double slot_value(const GameState& s, int p, double r, const HeuristicWeights& w);
+double level_gain(const GameState& s, int p, int f, int new_level, double r,
+                  const HeuristicWeights& w);
+double field_plan_value(const GameState& s, int p, int f, double r, const HeuristicWeights& w,
+                        bool free);
+double artifact_value(const GameState& s, int p, int art, double r, const HeuristicWeights& w);
+double sentinel_value(const GameState& s, int p, int sen, double r, const HeuristicWeights& w);
+double item_value(const GameState& s, int p, int kind, int item, double r,
+                  const HeuristicWeights& w);
+double bid_limit(const GameState& s, int viewer, int kind, int item, const HeuristicWeights& w);
+int storable(const GameState& s, int viewer);
+int excess(const GameState& s, int viewer);
+int spend_budget(const GameState& s, int viewer);
+// Iteration order of CPython's set(keys) for distinct small non-negative ints inserted in the
+// given order (hash(i) == i): what `for a in set(legal)` visits.  out has room for n; returns
+// the number of distinct keys written.
+int py_set_order(const int* keys, int n, int* out);
+}  // namespace heur
+
+}  // namespace zav

@@ -1,0 +1,491 @@
+// IS-MCTS (agents/mcts.py) and the determinizer (engine/determinize.py) in C++; see mcts.hpp.
+#include "mcts.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "engine.hpp"
+#include "queries.hpp"
+
+namespace zav {
+
+namespace {
+
+// agents/heuristic.py GEM_INCOME (expected energy per round of one more active gem).
+constexpr double GEM_INCOME[NUM_GEMS] = {10.0 / 3.0, 5.5, 8.0, 10.5, 15.5};
+
+// determinize.py _MAX_REDRAWS.
+constexpr int MAX_REDRAWS = 64;
+
+inline bool is_over(const GameState& s) { return s.terminated || s.truncated; }
+
+// rng.seed_u64(seed), faster: PyRandom::seed_words starts every seeding with the same
+// init_genrand(19650218) table, computed here once; the key mixing that follows is
+// CPython's init_by_array over the seed's 32-bit words (one word when the high one is 0).
+// Search reseeds a generator per determinization, where the full seeding was a sixth of the
+// time.  tests/test_native_mcts.py compares the sampled generator state with determinize.py.
+void fast_seed_u64(PyRandom& rng, uint64_t seed) {
+  constexpr int N = PyRandom::N;
+  struct Init {
+    uint32_t mt[N];
+    Init() {
+      mt[0] = 19650218u;
+      for (int i = 1; i < N; i++) mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + i;
+    }
+  };
+  static const Init init;
+  uint32_t mt[N];
+  std::copy(init.mt, init.mt + N, mt);
+  const uint32_t key[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
+  const uint32_t used = key[1] != 0 ? 2 : 1;
+  uint32_t i = 1, j = 0;
+  for (int k = N; k; k--) {
+    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + j;
+    i++;
+    j++;
+    if (i >= static_cast<uint32_t>(N)) {
+      mt[0] = mt[N - 1];
+      i = 1;
+    }
+    if (j >= used) j = 0;
+  }
+  for (int k = N - 1; k; k--) {
+    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - i;
+    i++;
+    if (i >= static_cast<uint32_t>(N)) {
+      mt[0] = mt[N - 1];
+      i = 1;
+    }
+  }
+  mt[0] = 0x80000000u;
+  rng.set_state(mt, N);
+}
+
+}  // namespace
+
+// ---- determinize.py ------------------------------------------------------------------------
+
+void Determinizer::prepare(const GameState& base, int seat) {
+  base_ = &base;
+  seat_ = seat;
+  const int n = base.players.size();
+  if (seat < 0 || seat >= n) throw std::invalid_argument("determinize: seat out of range");
+  // unseen_cards: the full decks less the viewer's hand and 9-Sages cards and the discards.
+  int remaining[NUM_CARD_TOKENS];
+  for (int t = 0; t < NUM_CARD_TOKENS; ++t) remaining[t] = CARD_TOKEN_COUNT[t];
+  auto see = [&](int token) {
+    if (token < 0 || token >= NUM_CARD_TOKENS)
+      throw std::invalid_argument("card conservation broken: token " + std::to_string(token) +
+                                  " is not an energy card");
+    if (--remaining[token] < 0)
+      throw std::invalid_argument("card conservation broken: token " + std::to_string(token) +
+                                  " seen too often");
+  };
+  const PlayerState& me = base.players[seat];
+  for (int t = 0; t < NUM_CARD_TOKENS; ++t)
+    for (int k = 0; k < me.hand[t]; ++k) see(t);
+  for (int t : me.sages_tokens) see(t);
+  for (const auto& pile : base.discards)
+    for (int t : pile) see(t);
+  for (int c = 0; c < NUM_COLOURS; ++c) {
+    unseen_[c].clear();
+    for (int t = COLOUR_TOKEN_BEGIN[c]; t < COLOUR_TOKEN_BEGIN[c + 1]; ++t)
+      for (int k = 0; k < remaining[t]; ++k) unseen_[c].push_back(t);
+  }
+  // Players whose hidden hand must cover what they owe this turn (public costs).
+  owing_.clear();
+  for (const auto& p : base.players)
+    if (p.seat != seat && p.balance > 0) owing_.push_back(p.seat);
+  // _deal: the hidden places of each colour must match the unseen cards exactly (only card
+  // counts per colour, sages-card colours and deck sizes are read: all public).
+  for (int c = 0; c < NUM_COLOURS; ++c) {
+    int slots = base.decks[c].size();
+    for (const auto& p : base.players) {
+      if (p.seat == seat) continue;
+      for (int t = COLOUR_TOKEN_BEGIN[c]; t < COLOUR_TOKEN_BEGIN[c + 1]; ++t) slots += p.hand[t];
+      for (int t : p.sages_tokens)
+        if (t >= 0 && t < NUM_CARD_TOKENS && CARD_TOKEN_COLOUR[t] == c) ++slots;
+    }
+    if (slots != static_cast<int>(unseen_[c].size()))
+      throw std::invalid_argument("card conservation broken for colour " + std::to_string(c) +
+                                  ": " + std::to_string(slots) + " hidden places, " +
+                                  std::to_string(unseen_[c].size()) + " unseen cards");
+  }
+  for (const auto& p : base.players)
+    for (int t : p.sages_tokens)
+      if (t < 0 || t >= NUM_CARD_TOKENS)
+        throw std::invalid_argument("card conservation broken: a 9-Sages card is not an energy card");
+  // others.sort(key=lambda p: p.seat not in first): owing seats first, seat order kept.
+  deal_order_.clear();
+  for (int s : owing_) deal_order_.push_back(s);
+  for (const auto& p : base.players)
+    if (p.seat != seat && p.balance <= 0) deal_order_.push_back(p.seat);
+  // _shuffle_within_letters: the letters present, sorted; each letter's positions.  The items
+  // are sorted (a canonical order): the deck order is hidden, so a sample must not depend on
+  // it (determinize.py shuffles the deck as it lies; the distribution is the same).
+  letter_positions_.clear();
+  letter_items_.clear();
+  for (char letter : ARTIFACT_LETTERS) {
+    std::vector<int> positions, items;
+    for (int i = 0; i < base.artifact_deck.size(); ++i) {
+      int a = base.artifact_deck[i];
+      if (a < 0 || a >= NUM_ARTIFACT_TYPES) throw std::invalid_argument("bad artifact in deck");
+      if (ARTIFACTS[a].letter == letter) {
+        positions.push_back(i);
+        items.push_back(a);
+      }
+    }
+    if (positions.empty()) continue;
+    std::sort(items.begin(), items.end());
+    letter_positions_.push_back(std::move(positions));
+    letter_items_.push_back(std::move(items));
+  }
+}
+
+void Determinizer::sample(PyRandom& rng, GameState& out) const {
+  const GameState& base = *base_;
+  int pools[NUM_COLOURS][64];
+  int sizes[NUM_COLOURS];
+  for (int attempt = 0; attempt <= MAX_REDRAWS; ++attempt) {
+    out = base;
+    for (int c = 0; c < NUM_COLOURS; ++c) {
+      sizes[c] = static_cast<int>(unseen_[c].size());
+      std::copy(unseen_[c].begin(), unseen_[c].end(), pools[c]);
+      rng.shuffle(pools[c], static_cast<std::size_t>(sizes[c]));
+    }
+    if (attempt == MAX_REDRAWS) {  // rare: the owing players take their colours' best cards
+      for (int c = 0; c < NUM_COLOURS; ++c)
+        std::stable_sort(pools[c], pools[c] + sizes[c],
+                         [](int a, int b) { return TOKEN_VALUE[a] < TOKEN_VALUE[b]; });
+    }
+    // _deal / _redeal_hand: each hidden hand keeps its card count per colour, served from the
+    // end of the pools; then its 9-Sages cards by colour; the rest fills the draw piles.
+    for (int s : deal_order_) {
+      PlayerState& p = out.players[s];
+      int counts[NUM_COLOURS] = {0, 0, 0, 0};
+      for (int t = 0; t < NUM_CARD_TOKENS; ++t) {
+        if (p.hand[t]) {
+          counts[CARD_TOKEN_COLOUR[t]] += p.hand[t];
+          p.hand[t] = 0;
+        }
+      }
+      for (int c = 0; c < NUM_COLOURS; ++c)
+        for (int k = 0; k < counts[c]; ++k) p.hand[pools[c][--sizes[c]]] += 1;
+      for (int i = 0; i < p.sages_tokens.size(); ++i) {
+        int c = CARD_TOKEN_COLOUR[p.sages_tokens[i]];
+        p.sages_tokens[i] = pools[c][--sizes[c]];
+      }
+    }
+    for (int c = 0; c < NUM_COLOURS; ++c) {
+      auto& deck = out.decks[c];
+      deck.clear();
+      for (int k = 0; k < sizes[c]; ++k) deck.push_back(pools[c][k]);
+    }
+    bool ok = true;
+    for (int s : owing_)
+      if (hand_value(out.players[s].hand) < out.players[s].balance) {
+        ok = false;
+        break;
+      }
+    if (ok) break;
+  }
+  // The artifact deck, reshuffled within each letter (A on top of B, ...).
+  for (std::size_t l = 0; l < letter_positions_.size(); ++l) {
+    int items[40];
+    const auto& src = letter_items_[l];
+    const int m = static_cast<int>(src.size());
+    std::copy(src.begin(), src.end(), items);
+    rng.shuffle(items, static_cast<std::size_t>(m));
+    for (int k = 0; k < m; ++k) out.artifact_deck[letter_positions_[l][k]] = items[k];
+  }
+  fast_seed_u64(out.rng, rng.getrandbits(64));
+}
+
+// ---- agents/mcts.py ------------------------------------------------------------------------
+
+int curse_free(const GameState& s, const int* legal, int n_legal, int* out) {
+  if (!s.config.allow_overbid) {
+    std::copy(legal, legal + n_legal, out);
+    return n_legal;
+  }
+  GameState tmp = s;  // the seat's own decision: its own hand is what counts
+  tmp.config.allow_overbid = false;
+  int safe[NUM_ACTIONS];
+  int ns = legal_actions(tmp, safe);
+  bool is_safe[NUM_ACTIONS] = {};
+  for (int i = 0; i < ns; ++i) is_safe[safe[i]] = true;
+  int n = 0;
+  for (int i = 0; i < n_legal; ++i)
+    if (legal[i] >= 0 && legal[i] < NUM_ACTIONS && is_safe[legal[i]]) out[n++] = legal[i];
+  if (n == 0) {
+    std::copy(legal, legal + n_legal, out);
+    n = n_legal;
+  }
+  return n;
+}
+
+double evaluate_seat(const GameState& s, int seat, const HeuristicWeights& w) {
+  const PlayerState& me = s.players[seat];
+  if (me.eliminated) return -1e6;
+  double r = std::max(0.0, heur::horizon(s, w) - 1);
+  double income = 0.0;
+  for (int g = 0; g < NUM_GEMS; ++g) income += GEM_INCOME[g] * me.active[g];
+  income += GEM_INCOME[EMERALD] * me.artifacts[CRYSTAL_OF_PROTECTION] +
+            GEM_INCOME[RUBY] * me.artifacts[CHALICE];
+  double energy = income * r * w.income_efficiency + std::max(0, liquid(me)) * 0.5;
+  return victory_points(me) + energy / w.vp_energy;
+}
+
+int MctsSearch::add_edge(int node, int action) {
+  const int e = static_cast<int>(edges_.size());
+  const int child = static_cast<int>(nodes_.size());
+  nodes_.push_back(Node{-1, -1});
+  edges_.push_back(Edge{action, child, -1, 0, 1, 0.0});
+  Node& n = nodes_[node];
+  if (n.last_edge < 0)
+    n.first_edge = e;
+  else
+    edges_[n.last_edge].next = e;
+  n.last_edge = e;
+  return e;
+}
+
+void MctsSearch::apply(int action) {
+  GameState& s = work_;
+  step(s, action, false);
+  nlegal_ = legal_actions(s, legal_);
+  if (!s.config.skip_forced_decisions) return;
+  while (nlegal_ == 1) {  // Game._skip_forced
+    step(s, legal_[0], false);
+    nlegal_ = legal_actions(s, legal_);
+  }
+}
+
+int MctsSearch::select(int prior) const {
+  // _select: UCB1 with availability counts, first best in legal order.
+  int best = legal_[0];
+  double best_score = -std::numeric_limits<double>::infinity();
+  const double c = p_->c, pw = p_->prior_weight;
+  for (int i = 0; i < nlegal_; ++i) {
+    const int a = legal_[i];
+    const Edge& e = edges_[slot_[a]];
+    const double visits = e.visits;
+    double score = e.total / visits +
+                   c * std::sqrt(std::log(static_cast<double>(std::max(e.avail, 1))) / visits);
+    if (a == prior) score += pw / (visits + 1);
+    if (score > best_score) {
+      best = a;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+void MctsSearch::rollout(int root_round) {
+  GameState& s = work_;
+  const bool truncate = p_->horizon_rounds > 0;
+  const int stop_round = root_round + p_->horizon_rounds;
+  while (!is_over(s)) {
+    if (truncate && s.round > stop_round) return;
+    int action;
+    if (p_->random_rollout)
+      action = legal_[static_cast<int>(rng_.random() * nlegal_)];
+    else
+      action = heuristic_choose(s, s.current_player, *w_, legal_, nlegal_);
+    apply(action);
+  }
+}
+
+void MctsSearch::evaluate(double* rewards) const {
+  const GameState& s = work_;
+  const int n = s.config.num_players;
+  double values[MAX_PLAYERS], win[MAX_PLAYERS];
+  const bool finished = s.terminated;
+  if (finished) {
+    // Half the win itself, half the VP margin.
+    int winners_[MAX_PLAYERS];
+    int nw = winners(s, winners_);
+    double share = nw > 0 ? 1.0 / nw : 0.0;
+    for (int i = 0; i < n; ++i) {
+      values[i] = static_cast<double>(s.players[i].vp);
+      win[i] = 0.0;
+    }
+    for (int k = 0; k < nw; ++k) win[winners_[k]] = share;
+  } else {
+    for (int i = 0; i < n; ++i) values[i] = evaluate_seat(s, i, *w_);
+  }
+  for (int i = 0; i < n; ++i) {
+    double best_other = -std::numeric_limits<double>::infinity();
+    bool first = true;
+    for (int o = 0; o < n; ++o) {
+      if (o == i) continue;
+      if (first || values[o] > best_other) best_other = values[o];
+      first = false;
+    }
+    double z = std::max(-50.0, std::min(50.0, (values[i] - best_other) / p_->eval_scale));
+    double margin = 1.0 / (1.0 + std::exp(-z));
+    rewards[i] = finished ? 0.5 * (win[i] + margin) : margin;
+  }
+}
+
+void MctsSearch::iterate(int root_round) {
+  det_.sample(rng_, work_);
+  GameState& s = work_;
+  nlegal_ = legal_actions(s, legal_);
+  path_.clear();
+  int node = 0;
+  // Selection and expansion.
+  while (!is_over(s)) {
+    const int seat = s.current_player;
+    const int prior = heuristic_choose(s, seat, *w_, legal_, nlegal_);
+    for (int e = nodes_[node].first_edge; e >= 0; e = edges_[e].next) slot_[edges_[e].action] = e;
+    int untried[NUM_ACTIONS];
+    int nu = 0;
+    bool prior_untried = false;
+    for (int i = 0; i < nlegal_; ++i) {
+      const int a = legal_[i];
+      if (slot_[a] >= 0) {
+        edges_[slot_[a]].avail += 1;
+      } else {
+        untried[nu++] = a;
+        if (a == prior) prior_untried = true;
+      }
+    }
+    int action, edge;
+    if (nu > 0) {
+      action = prior_untried ? prior : untried[static_cast<int>(rng_.random() * nu)];
+      edge = -1;
+    } else {
+      action = select(prior);
+      edge = slot_[action];
+    }
+    for (int e = nodes_[node].first_edge; e >= 0; e = edges_[e].next) slot_[edges_[e].action] = -1;
+    if (edge < 0) {
+      edge = add_edge(node, action);
+      path_.push_back(Step{edge, seat});
+      apply(action);
+      break;
+    }
+    path_.push_back(Step{edge, seat});
+    apply(action);
+    node = edges_[edge].child;
+  }
+  // Rollout.
+  if (!is_over(s)) rollout(root_round);
+  double rewards[MAX_PLAYERS];
+  evaluate(rewards);
+  for (const Step& st : path_) {
+    Edge& e = edges_[st.edge];
+    e.visits += 1;
+    e.total += rewards[st.seat];
+  }
+}
+
+MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal, int n_legal,
+                              const MctsParams& params, const HeuristicWeights& w,
+                              uint64_t seed) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  if (n_legal < 1) throw std::invalid_argument("mcts_search: no legal action given");
+  if (n_legal > NUM_ACTIONS) throw std::invalid_argument("mcts_search: too many actions");
+  if (is_over(real) || real.phase == ROUND_END)
+    throw std::invalid_argument("mcts_search: no decision is pending");
+  if (seat != real.current_player)
+    throw std::invalid_argument("mcts_search: seat " + std::to_string(seat) +
+                                " is not the deciding player " +
+                                std::to_string(real.current_player));
+  {
+    int all[NUM_ACTIONS];
+    bool ok[NUM_ACTIONS] = {};
+    const int n = legal_actions(real, all);
+    for (int i = 0; i < n; ++i) ok[all[i]] = true;
+    for (int i = 0; i < n_legal; ++i)
+      if (legal[i] < 0 || legal[i] >= NUM_ACTIONS || !ok[legal[i]])
+        throw std::invalid_argument("mcts_search: action " + std::to_string(legal[i]) +
+                                    " is not legal");
+  }
+  MctsResult result;
+  int allowed[NUM_ACTIONS];
+  int n_allowed = n_legal;
+  if (params.avoid_curse)
+    n_allowed = curse_free(real, legal, n_legal, allowed);
+  else
+    std::copy(legal, legal + n_legal, allowed);
+  if (n_allowed == 1) {  // nothing to search
+    nodes_.clear();
+    edges_.clear();
+    result.action = allowed[0];
+    return result;
+  }
+
+  p_ = &params;
+  w_ = &w;
+  rng_.seed_u64(seed);
+  base_ = real;
+  base_.history.clear();  // never read by the rules
+  if (params.avoid_curse) base_.config.allow_overbid = false;
+  det_.prepare(base_, seat);
+  nodes_.clear();
+  edges_.clear();
+  nodes_.push_back(Node{-1, -1});
+  for (int a = 0; a < NUM_ACTIONS; ++a) slot_[a] = -1;
+
+  const bool timed = params.seconds > 0;
+  const auto deadline =
+      start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(
+                  timed ? params.seconds : 0.0));
+  long long done = 0;
+  while (true) {
+    if (timed) {
+      if (done > 0 && clock::now() >= deadline) break;
+    } else if (done >= params.iterations) {
+      break;
+    }
+    iterate(real.round);
+    ++done;
+  }
+  result.iterations = done;
+
+  // Most visits wins, ties by the better mean, then the first expanded.
+  bool is_allowed[NUM_ACTIONS] = {};
+  for (int i = 0; i < n_allowed; ++i) is_allowed[allowed[i]] = true;
+  int best = -1, best_visits = 0;
+  double best_mean = 0.0;
+  for (int e = nodes_[0].first_edge; e >= 0; e = edges_[e].next) {
+    const Edge& edge = edges_[e];
+    if (!is_allowed[edge.action]) continue;
+    const double mean = edge.total / std::max(1, edge.visits);
+    if (best < 0 || edge.visits > best_visits ||
+        (edge.visits == best_visits && mean > best_mean)) {
+      best = edge.action;
+      best_visits = edge.visits;
+      best_mean = mean;
+    }
+  }
+  result.action = best >= 0 ? best : heuristic_choose(real, seat, w, allowed, n_allowed);
+  return result;
+}
+
+std::vector<MctsSearch::RootStat> MctsSearch::root_stats() const {
+  std::vector<RootStat> out;
+  if (nodes_.empty()) return out;
+  for (int e = nodes_[0].first_edge; e >= 0; e = edges_[e].next)
+    out.push_back(RootStat{edges_[e].action, edges_[e].visits, edges_[e].avail, edges_[e].total});
+  return out;
+}
+
+MctsSearch& thread_searcher() {
+  thread_local MctsSearch searcher;
+  return searcher;
+}
+
+MctsResult mcts_search(const GameState& real, int seat, const int* legal, int n_legal,
+                       const MctsParams& params, const HeuristicWeights& w, uint64_t seed) {
+  return thread_searcher().search(real, seat, legal, n_legal, params, w, seed);
+}
+
+}  // namespace zav

@@ -1,0 +1,161 @@
+// Information-set Monte Carlo tree search in C++: the algorithm of agents/mcts.py (MCTSAgent),
+// with the determinizer of zavandor_env/engine/determinize.py, on the native rules engine and
+// the native heuristic (heuristic.hpp).  agents/mcts.py stays the readable reference; its module
+// docstring explains the algorithm.  In short, per iteration:
+//
+//   1. determinize: a full state consistent with what the searching seat knows (the other
+//      seats' card values and 9-Sages cards and every deck order redrawn, the artifact deck
+//      reshuffled within its letters, the generator reseeded);
+//   2. selection in one tree shared by all determinizations: UCB1 over the actions legal in
+//      this determinization, with availability counts, plus a progressive bias
+//      prior_weight / (n + 1) for the heuristic's choice;
+//   3. expansion of one untried action (the heuristic's choice when untried, else a random
+//      one);
+//   4. rollout (heuristic or uniformly random for every seat), truncated once
+//      horizon_rounds further rounds have begun;
+//   5. evaluation (win share and logistic VP margin of a finished game; logistic margin of
+//      evaluate_seat otherwise), each edge keeping the reward of the seat that chose it.
+//   The most visited root action wins (ties: the better mean, then the first expanded).
+//
+// Random draws come from one zav::PyRandom seeded by the caller, in the Python agent's order
+// (determinization, expansion tie-break, random rollouts), so the search is deterministic for
+// a seed and an iteration budget.
+//
+// Hidden information: the search takes the real state and the searching seat, and reads of
+// the other seats' hands and 9-Sages cards only how many cards of each colour they hold, of
+// the energy decks only their sizes, of the artifact deck only the letter at each position
+// and which artifacts it holds (its order is canonicalised before the shuffle, so a fixed seed
+// gives the same sample whatever the hidden order), and never the real generator.
+//
+// Storage: one flat arena of nodes and edges (indices, no per-node containers), kept by the
+// MctsSearch object and reused from search to search.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data.hpp"
+#include "heuristic.hpp"
+#include "state.hpp"
+
+namespace zav {
+
+// MCTSAgent's search parameters (its constructor defaults).
+struct MctsParams {
+  long long iterations = 64;  // iterations per decision, when seconds <= 0
+  double seconds = 0.0;       // > 0: wall-clock budget (steady_clock), overrides iterations
+  bool random_rollout = false;  // rollout "random" (else "heuristic")
+  int horizon_rounds = 1;       // truncate rollouts after this many round boundaries (<= 0: never)
+  double c = 0.7;               // UCB exploration constant
+  double prior_weight = 1.0;    // progressive bias towards the heuristic's choice
+  double eval_scale = 5.0;      // VP lead that maps to a win estimate of about 0.73
+  bool avoid_curse = true;      // search under allow_overbid=false, choose curse-free actions
+};
+
+struct MctsResult {
+  int action = -1;
+  long long iterations = 0;
+};
+
+// determinize.py for one (state, seat): everything that does not depend on the draw is
+// computed once (the unseen cards per colour, the owing seats, the conservation check).
+class Determinizer {
+ public:
+  // Throws std::invalid_argument if the state breaks card conservation (determinize.py's
+  // ValueError).  `base` is the state every sample starts from (the real state, possibly
+  // with config changes such as allow_overbid=false).
+  void prepare(const GameState& base, int seat);
+  // A sample into out (assigned from base: reuses out's storage), drawing from rng.
+  void sample(PyRandom& rng, GameState& out) const;
+
+  // Per colour, the unseen card tokens, sorted (unseen_cards).
+  const std::vector<int>& unseen(int colour) const { return unseen_[colour]; }
+
+ private:
+  const GameState* base_ = nullptr;
+  int seat_ = 0;
+  std::vector<int> unseen_[NUM_COLOURS];
+  std::vector<int> owing_;         // seats != seat with balance > 0, ascending
+  std::vector<int> deal_order_;    // the other seats, owing ones first (stable)
+  // The artifact deck: per letter present (sorted), its positions and its items (sorted).
+  std::vector<std::vector<int>> letter_positions_;
+  std::vector<std::vector<int>> letter_items_;
+};
+
+// MCTSAgent.search for seat `seat` (the deciding player) of `real` over `legal` (the actions
+// the caller allows: legal in `real`, e.g. curse-filtered).  With params.avoid_curse, `legal`
+// is also reduced to the curse-free ones (agents/mcts.py curse_free) before the search.
+class MctsSearch {
+ public:
+  MctsResult search(const GameState& real, int seat, const int* legal, int n_legal,
+                    const MctsParams& params, const HeuristicWeights& w, uint64_t seed);
+
+  // Arena sizes after the last search (for tests and benchmarks).
+  std::size_t num_nodes() const { return nodes_.size(); }
+  std::size_t num_edges() const { return edges_.size(); }
+
+  // The root's edges after the last search, in expansion order (for tests).
+  struct RootStat {
+    int action;
+    int visits;
+    int avail;
+    double total;
+  };
+  std::vector<RootStat> root_stats() const;
+
+ private:
+  struct Node {
+    int first_edge;  // edges in insertion order (a singly linked list through Edge::next)
+    int last_edge;
+  };
+  struct Edge {
+    int action;
+    int child;  // node index
+    int next;   // next edge of the same parent, -1 at the end
+    int visits;
+    int avail;  // how often the action was legal when its parent was visited
+    double total;  // reward sum of the seat that chose it
+  };
+  struct Step {
+    int edge;
+    int seat;
+  };
+
+  void iterate(int root_round);
+  // Game.apply: the decision, then the forced ones; leaves the next legal actions in legal_.
+  void apply(int action);
+  void rollout(int root_round);
+  void evaluate(double* rewards) const;
+  // UCB1 among the current legal actions, all of which have an edge (indexed by slot_).
+  int select(int prior) const;
+  int add_edge(int node, int action);
+
+  std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
+  std::vector<Step> path_;
+  GameState base_;  // the real state as searched (history dropped, config adjusted)
+  GameState work_;  // the determinization being played
+  Determinizer det_;
+  PyRandom rng_;
+  const MctsParams* p_ = nullptr;
+  const HeuristicWeights* w_ = nullptr;
+  int legal_[NUM_ACTIONS];
+  int nlegal_ = 0;
+  int slot_[NUM_ACTIONS];  // action -> edge of the node being visited (-1: none)
+};
+
+// The calling thread's searcher (its arena is reused from search to search).
+MctsSearch& thread_searcher();
+
+// One search with the calling thread's searcher.
+MctsResult mcts_search(const GameState& real, int seat, const int* legal, int n_legal,
+                       const MctsParams& params, const HeuristicWeights& w, uint64_t seed);
+
+// agents/mcts.py curse_free: the actions of `legal` that the allow_overbid=false filter keeps
+// (all of them if it keeps none, or if the config has no overbids).  Returns the count.
+int curse_free(const GameState& s, const int* legal, int n_legal, int* out);
+
+// agents/mcts.py evaluate_seat: VP now plus the economy converted at vp_energy.
+double evaluate_seat(const GameState& s, int seat, const HeuristicWeights& w);
+
+}  // namespace zav

@@ -1,0 +1,228 @@
+// VecLearner (vec.hpp): a batch of learner games whose opponents play natively.
+#include "vec.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "observe.hpp"
+
+namespace zav {
+
+namespace {
+
+constexpr uint64_t SEED_RANGE = uint64_t{1} << 31;  // randbelow(2**31)
+constexpr std::size_t HISTORY_RESERVE = 4096;       // decisions of a long game: no regrowth
+
+bool is_legal_const(const Core& c, int action) {
+  // The cache is valid whenever a game is READY or PENDING (advance() filled it).
+  for (int k = 0; k < c.nlegal; ++k)
+    if (c.legal[k] == action) return true;
+  return false;
+}
+
+}  // namespace
+
+VecLearner::VecLearner(const Config& config, int num_envs, const std::vector<uint32_t>& seed_words)
+    : config_(config) {
+  if (num_envs < 1) throw std::invalid_argument("num_envs must be at least 1");
+  games_.resize(static_cast<std::size_t>(num_envs));
+  listed_.reserve(games_.size());
+  listed_seat_.reserve(games_.size());
+  listed_version_.reserve(games_.size());
+  reseed(seed_words);
+}
+
+void VecLearner::reseed(const std::vector<uint32_t>& seed_words) {
+  seeds_.seed_words(seed_words);
+  for (auto& g : games_)
+    g.rng.seed_words({static_cast<uint32_t>(seeds_.randbelow(SEED_RANGE))});
+}
+
+void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds) const {
+  if (env < 0 || env >= num_envs())
+    throw std::invalid_argument("env must be in [0, " + std::to_string(num_envs()) + "), got " +
+                                std::to_string(env));
+  const int n = config_.num_players;
+  if (learner_seat < 0 || learner_seat >= n)
+    throw std::invalid_argument("learner_seat must be in [0, " + std::to_string(n) + "), got " +
+                                std::to_string(learner_seat));
+  for (int seat = 0; seat < n; ++seat) {
+    const int k = kinds[seat];
+    if (seat == learner_seat) {
+      if (k != KIND_LEARNER)
+        throw std::invalid_argument("kinds[" + std::to_string(seat) +
+                                    "] is the learner's seat and must be -1, got " +
+                                    std::to_string(k));
+    } else if (k != KIND_RANDOM && k != KIND_HEURISTIC && k != KIND_EXTERNAL &&
+               k != KIND_NOVICE) {
+      throw std::invalid_argument("kinds[" + std::to_string(seat) +
+                                  "] must be 0 (random), 1 (heuristic), 2 (external) or "
+                                  "3 (novice), got " + std::to_string(k));
+    } else if ((k == KIND_HEURISTIC || k == KIND_NOVICE) && !has_weights_) {
+      throw std::invalid_argument(
+          "heuristic opponents need heuristic weights (VecLearner(..., heuristic_weights=...))");
+    }
+  }
+}
+
+void VecLearner::reset_env(int env, int learner_seat, const int8_t* kinds, long long seed) {
+  check_reset(env, learner_seat, kinds);
+  VecGame& g = game(env);
+  const uint32_t game_seed =
+      seed >= 0 ? static_cast<uint32_t>(seed) : static_cast<uint32_t>(seeds_.randbelow(SEED_RANGE));
+  // As _native.Core(config, seed): the new state, then its forced decisions.
+  new_state(g.core.s, config_, std::vector<uint32_t>{game_seed});
+  g.core.s.history.reserve(HISTORY_RESERVE);
+  skip_forced(g.core.s, false);
+  g.core.invalidate();
+  g.learner_seat = learner_seat;
+  for (int seat = 0; seat < MAX_PLAYERS; ++seat)
+    g.kinds[seat] =
+        seat < config_.num_players ? kinds[seat] : static_cast<int8_t>(KIND_RANDOM);
+  g.game_seed = game_seed;
+  g.started = true;
+  ++g.version;
+  advance(env);
+}
+
+// As _native.Core.apply for a legal action: record it, the decision, the forced ones.
+void VecLearner::apply(VecGame& g, int action) {
+  Core& c = g.core;
+  ++g.version;
+  c.s.history.push_back(action);
+  zav::step(c.s, action, false);
+  skip_forced(c.s, false);
+  c.invalidate();
+}
+
+void VecLearner::advance(int env) {
+  VecGame& g = game(env);
+  Core& c = g.core;
+  while (true) {
+    if (c.s.terminated || c.s.truncated) break;
+    if (c.s.phase == ROUND_END) {  // not reached (never stops at a round end); kept safe
+      start_round(c.s);
+      skip_forced(c.s, false);
+      c.invalidate();
+      continue;
+    }
+    const int n = c.refresh_legal();
+    if (n == 0) break;
+    const int seat = c.s.current_player;
+    const int kind = g.kinds[seat];
+    if (kind == KIND_LEARNER) {
+      g.status = VEC_READY;
+      g.deciding = seat;
+      return;
+    }
+    if (kind == KIND_EXTERNAL) {
+      g.status = VEC_PENDING;
+      g.deciding = seat;
+      return;
+    }
+    int action;
+    if (kind == KIND_HEURISTIC)
+      action = heuristic_choose(c.s, seat, weights_, c.legal, n);
+    else if (kind == KIND_NOVICE)
+      action = novice_choose(c.s, seat, weights_, c.legal, n, novice_blunder_, g.rng);
+    else
+      action = c.legal[g.rng.randbelow(static_cast<uint64_t>(n))];
+    apply(g, action);
+  }
+  g.status = VEC_DONE;
+  g.deciding = -1;
+}
+
+int VecLearner::first_illegal(const int64_t* actions) const {
+  for (int i = 0; i < num_envs(); ++i) {
+    const VecGame& g = games_[static_cast<std::size_t>(i)];
+    if (g.status != VEC_READY) continue;
+    const int64_t a = actions[i];
+    if (a < 0 || a >= NUM_ACTIONS || !is_legal_const(g.core, static_cast<int>(a))) return i;
+  }
+  return -1;
+}
+
+void VecLearner::step(const int64_t* actions) {
+  for (int i = 0; i < num_envs(); ++i) {
+    VecGame& g = game(i);
+    if (g.status != VEC_READY) continue;
+    apply(g, static_cast<int>(actions[i]));
+    advance(i);
+  }
+}
+
+int VecLearner::list_pending(int32_t* out_env, int32_t* out_seat) {
+  listed_.clear();
+  listed_seat_.clear();
+  listed_version_.clear();
+  for (int i = 0; i < num_envs(); ++i) {
+    const VecGame& g = games_[static_cast<std::size_t>(i)];
+    if (g.status != VEC_PENDING) continue;
+    if (out_env) out_env[listed_.size()] = i;
+    if (out_seat) out_seat[listed_.size()] = g.deciding;
+    listed_.push_back(i);
+    listed_seat_.push_back(g.deciding);
+    listed_version_.push_back(g.version);
+  }
+  return static_cast<int>(listed_.size());
+}
+
+int VecLearner::first_stale_listed() const {
+  for (std::size_t k = 0; k < listed_.size(); ++k) {
+    const VecGame& g = games_[static_cast<std::size_t>(listed_[k])];
+    if (g.status != VEC_PENDING || g.deciding != listed_seat_[k] ||
+        g.version != listed_version_[k])
+      return static_cast<int>(k);
+  }
+  return -1;
+}
+
+void VecLearner::observe_listed(float* obs, int8_t* mask) {
+  for (std::size_t k = 0; k < listed_.size(); ++k) {
+    VecGame& g = game(listed_[k]);
+    encode_observation(g.core.s, listed_seat_[k], obs + k * OBS_SIZE);
+    const int n = g.core.refresh_legal();
+    encode_mask(g.core.legal, n, mask + k * NUM_ACTIONS, NUM_ACTIONS);
+  }
+}
+
+int VecLearner::first_illegal_listed(const int64_t* actions) const {
+  for (std::size_t k = 0; k < listed_.size(); ++k) {
+    const int64_t a = actions[k];
+    const Core& c = games_[static_cast<std::size_t>(listed_[k])].core;
+    if (a < 0 || a >= NUM_ACTIONS || !is_legal_const(c, static_cast<int>(a)))
+      return static_cast<int>(k);
+  }
+  return -1;
+}
+
+void VecLearner::act_listed(const int64_t* actions) {
+  for (std::size_t k = 0; k < listed_.size(); ++k) {
+    VecGame& g = game(listed_[k]);
+    apply(g, static_cast<int>(actions[k]));
+    advance(listed_[k]);
+  }
+  listed_.clear();
+  listed_seat_.clear();
+  listed_version_.clear();
+}
+
+void VecLearner::observe(int env, float* obs, int8_t* mask) {
+  VecGame& g = game(env);
+  if (!g.started) {
+    std::memset(obs, 0, sizeof(float) * OBS_SIZE);
+    std::memset(mask, 0, NUM_ACTIONS);
+    return;
+  }
+  encode_observation(g.core.s, g.learner_seat, obs);
+  if (g.status == VEC_READY) {
+    const int n = g.core.refresh_legal();
+    encode_mask(g.core.legal, n, mask, NUM_ACTIONS);
+  } else {
+    std::memset(mask, 0, NUM_ACTIONS);
+  }
+}
+
+}  // namespace zav

@@ -1,0 +1,116 @@
+// A batch of games, each with one learner seat, for vectorised training (EnvPool / PufferLib
+// style): the opponents' moves are played here, in C++, until each game needs its learner (or
+// a seat decided in Python, or is over), so Python crosses into the engine once per batch
+// step, not once per move.  Bound as zavandor_env.engine._native.VecLearner (bind_vec.cpp);
+// zavandor_env/envs/vector.py (ZavandorVectorEnv) is the Gymnasium-style wrapper, which also
+// computes every reward (through RewardConfig): this file knows no rewards.
+//
+// Per game: a Core (the same state and legal-action cache as a Python _native.Core), the
+// learner's seat, and per seat who decides:
+//   KIND_LEARNER  (-1)  the learner: the game waits in READY
+//   KIND_RANDOM    (0)  a uniformly random legal action, from the game slot's own PyRandom
+//   KIND_HEURISTIC (1)  heuristic_choose (heuristic.hpp), the bit-exact agents/heuristic.py
+//   KIND_EXTERNAL  (2)  decided in Python: the game waits in PENDING
+//   KIND_NOVICE    (3)  novice_choose (agents/novice.py): the heuristic with a random lapse on a
+//                       share `novice_blunder` of its TURN decisions, drawn from the slot's rng
+// Decisions are applied exactly as _native.Core.apply applies a legal action (history, step,
+// forced decisions); a game never stops at a round end.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine.hpp"
+#include "heuristic.hpp"
+
+namespace zav {
+
+enum VecStatus : int8_t { VEC_READY = 0, VEC_PENDING = 1, VEC_DONE = 2 };
+enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2,
+                      KIND_NOVICE = 3 };
+
+struct VecGame {
+  Core core;
+  PyRandom rng;  // random opponents' draws
+  int learner_seat = 0;
+  int8_t kinds[MAX_PLAYERS] = {KIND_LEARNER, KIND_RANDOM, KIND_RANDOM,
+                               KIND_RANDOM,  KIND_RANDOM, KIND_RANDOM};
+  int8_t status = VEC_DONE;
+  int deciding = -1;       // seat whose decision is awaited (READY / PENDING), else -1
+  bool started = false;    // reset at least once
+  uint32_t game_seed = 0;  // seed of the game in progress
+  uint64_t version = 0;    // bumped by every reset and decision (stale pending lists)
+};
+
+class VecLearner {
+ public:
+  // Game seeds and the per-game random generators come from PyRandom(seed): game slot i's
+  // generator is seeded with the i-th randbelow(2**31) draw, then every reset draws its game
+  // seed with randbelow(2**31) from the same generator.
+  VecLearner(const Config& config, int num_envs, const std::vector<uint32_t>& seed_words);
+
+  int num_envs() const { return static_cast<int>(games_.size()); }
+  int num_players() const { return config_.num_players; }
+  const Config& config() const { return config_; }
+
+  void set_weights(const HeuristicWeights& w) {
+    weights_ = w;
+    has_weights_ = true;
+  }
+  bool has_weights() const { return has_weights_; }
+  void set_novice_blunder(double blunder) { novice_blunder_ = blunder; }
+  double novice_blunder() const { return novice_blunder_; }
+
+  // Reseeds as the constructor does (games in progress are kept).
+  void reseed(const std::vector<uint32_t>& seed_words);
+
+  // Checks (std::invalid_argument with a one-line message) that kinds[0..num_players) holds
+  // KIND_LEARNER exactly at learner_seat and valid kinds elsewhere.
+  void check_reset(int env, int learner_seat, const int8_t* kinds) const;
+  // New game in slot env (game seed: the next draw, or `seed` if seed >= 0), then advance().
+  void reset_env(int env, int learner_seat, const int8_t* kinds, long long seed = -1);
+
+  // Plays random / heuristic seats until the learner or an external seat must decide or the
+  // game is over; sets the status.
+  void advance(int env);
+
+  // Index of the first READY game whose action is not legal, or -1.  actions: num_envs values.
+  int first_illegal(const int64_t* actions) const;
+  // Applies actions[i] to every READY game i (all must be legal: check with first_illegal),
+  // then advances it.  DONE and PENDING games are left alone.
+  void step(const int64_t* actions);
+
+  // The PENDING games (env, seat) in env order; returns how many (at most num_envs).  The list
+  // is kept for observe_pending / act_pending.
+  int list_pending(int32_t* out_env, int32_t* out_seat);
+  int num_listed() const { return static_cast<int>(listed_.size()); }
+  int listed_env(int k) const { return listed_[static_cast<std::size_t>(k)]; }
+  int listed_seat(int k) const { return listed_seat_[static_cast<std::size_t>(k)]; }
+  // -1 if every listed game is still PENDING on its listed seat, else the first stale index.
+  int first_stale_listed() const;
+  void observe_listed(float* obs, int8_t* mask);
+  // Index into the list of the first illegal action, or -1.
+  int first_illegal_listed(const int64_t* actions) const;
+  void act_listed(const int64_t* actions);
+
+  // The learner seat's observation (zeros if not started) and mask (zeros unless READY).
+  void observe(int env, float* obs, int8_t* mask);
+
+  const VecGame& game(int env) const { return games_[static_cast<std::size_t>(env)]; }
+  VecGame& game(int env) { return games_[static_cast<std::size_t>(env)]; }
+
+ private:
+  void apply(VecGame& g, int action);
+
+  Config config_;
+  std::vector<VecGame> games_;
+  PyRandom seeds_;
+  HeuristicWeights weights_;
+  bool has_weights_ = false;
+  double novice_blunder_ = 0.02;
+  std::vector<int> listed_;  // env indices listed by list_pending
+  std::vector<int> listed_seat_;
+  std::vector<uint64_t> listed_version_;
+};
+
+}  // namespace zav

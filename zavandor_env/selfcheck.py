@@ -1,0 +1,194 @@
+"""Differential check of the two engine backends: the same games on both, compared after every
+decision (``zavandor selfcheck``; ``tests/test_native_core.py`` runs it in CI).
+
+Each game is played on the Python engine and on the native core from the same config and seed.
+Before the first decision and after every one, the check compares the legal actions, the whole
+state (``to_dict()``: every field, the random generator included) and the scores; the first
+difference stops the check with the decision, the path of the differing field and both values.
+Along the way it also crosses the backends' other entry points: the native game is now and then
+replaced by its clone, or by a copy loaded from the Python game's JSON, and some round ends
+stop (``stop_at_round_end``) and continue with ``advance()``.
+
+Who plays: ``random`` (uniform legal actions), ``thrifty`` (mostly passes and ends turns, so
+games last and reach the end by the rules) and ``heuristic`` (the heuristic agent, games as
+people play them), seat by seat, under the rulebook's options and each option flipped.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine import Game, GameConfig
+from .engine.actions import END_TURN, PASS
+
+#: Rule-option variants every check cycles through (the first is the rulebook's defaults).
+VARIANTS: tuple[dict[str, Any], ...] = (
+    {},
+    {"allow_overbid": False},
+    {"allow_overbid": False, "one_value_dust": True, "catchup_small_games": True},
+    {"allow_overbid": False, "no_split_blocks": False, "no_undo_activation": False},
+    {"sages_dust_substitution": False, "druid_l3_ruby": False, "allow_overbid": False},
+    {"skip_forced_decisions": False, "allow_overbid": False},
+)
+POLICIES = ("random", "thrifty", "heuristic")
+
+Policy = Callable[[Game, random.Random], int]
+
+
+class BackendMismatch(AssertionError):
+    """The backends disagree; the message says where (game, decision, field, both values)."""
+
+
+@dataclass
+class SelfcheckReport:
+    """What a check covered: games and decisions per player count, and the time taken."""
+
+    games: dict[int, int] = field(default_factory=dict)
+    decisions: dict[int, int] = field(default_factory=dict)
+    ended_by_rules: int = 0
+    seconds: float = 0.0
+
+    def text(self) -> str:
+        counts = ", ".join(f"{n}p {self.games[n]} games / {self.decisions[n]:,} decisions"
+                           for n in sorted(self.games))
+        total = sum(self.decisions.values())
+        return (f"backends identical: {counts}; {self.ended_by_rules} games ended by the rules; "
+                f"{total:,} decisions compared in {self.seconds:.1f} s")
+
+
+def first_difference(a: Any, b: Any, path: str = "state") -> str | None:
+    """The path and values of the first difference between two plain-data trees, or None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if key not in a or key not in b:
+                return f"{path}.{key}: present on one side only"
+            found = first_difference(a[key], b[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) != len(b):
+            return f"{path}: lengths {len(a)} != {len(b)}: {a!r} != {b!r}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if type(a) is not type(b) or a != b:
+        return f"{path}: {a!r} ({type(a).__name__}) != {b!r} ({type(b).__name__})"
+    return None
+
+
+def _random_policy(game: Game, rng: random.Random) -> int:
+    legal = game.legal_actions()
+    return legal[int(rng.random() * len(legal))]
+
+
+def _thrifty_policy(game: Game, rng: random.Random) -> int:
+    legal = game.legal_actions()
+    for quiet in (PASS, END_TURN):
+        if quiet in legal and rng.random() < 0.8:
+            return quiet
+    return legal[int(rng.random() * len(legal))]
+
+
+def _heuristic_policy() -> Policy:
+    from .agents.heuristic import choose, resolve_weights  # the check is a top-level tool
+
+    weights = resolve_weights(None)
+
+    def act(game: Game, _rng: random.Random) -> int:
+        return choose(game.view(game.current_player), game.legal_actions(), weights)
+
+    return act
+
+
+def _policy(name: str) -> Policy:
+    if name == "random":
+        return _random_policy
+    if name == "thrifty":
+        return _thrifty_policy
+    if name == "heuristic":
+        return _heuristic_policy()
+    raise ValueError(f"unknown policy {name!r}; choose from {list(POLICIES)}")
+
+
+def _compare(python: Game, native: Game, where: str) -> None:
+    legal_p, legal_n = python.legal_actions(), native.legal_actions()
+    if legal_p != legal_n:
+        raise BackendMismatch(f"{where}: legal actions differ: python {legal_p} native {legal_n}")
+    diff = first_difference(python.to_dict(), native.to_dict())
+    if diff:
+        raise BackendMismatch(f"{where}: {diff}")
+    if python.scores() != native.scores():
+        raise BackendMismatch(f"{where}: scores {python.scores()} != {native.scores()}")
+
+
+def check_game(config: GameConfig, seed: int, policies: Sequence[Policy],
+               rng: random.Random) -> tuple[int, bool]:
+    """Play one game on both backends, comparing after every decision; returns (decisions,
+    ended by the rules).  Raises :class:`BackendMismatch` at the first difference."""
+    python = Game.new(config, seed, backend="python")
+    native = Game.new(config, seed, backend="native")
+    label = f"{config.num_players}p seed {seed} {_options(config)}"
+    _compare(python, native, f"{label}, start")
+    decisions = 0
+    while not python.is_over:
+        action = policies[python.current_player](python, rng)
+        stop = rng.random() < 0.2
+        python.apply(action, stop_at_round_end=stop)
+        native.apply(action, stop_at_round_end=stop)
+        decisions += 1
+        where = f"{label}, decision {decisions} (action {action})"
+        _compare(python, native, where)
+        if python.at_round_end:
+            python.advance()
+            native.advance()
+            _compare(python, native, f"{where}, after advance()")
+        crossing = rng.random()
+        if crossing < 0.01:
+            native = native.clone()
+        elif crossing < 0.02:
+            native = Game.from_json(python.to_json(), backend="native")
+    return decisions, python.terminated
+
+
+def _options(config: GameConfig) -> str:
+    default = GameConfig(num_players=config.num_players)
+    changed = {k: v for k, v in config.to_dict().items() if v != default.to_dict()[k]}
+    return str(changed) if changed else "{rulebook defaults}"
+
+
+def run_selfcheck(
+    players: Sequence[int] = (2, 3, 4, 5, 6),
+    games: int = 12,
+    seed: int = 0,
+    policies: Sequence[str] = POLICIES,
+    progress: Callable[[Iterator[Any]], Iterator[Any]] | None = None,
+) -> SelfcheckReport:
+    """``games`` games per player count on both backends, cycling through the rule
+    :data:`VARIANTS` and the seat policies; raises :class:`BackendMismatch` at the first
+    difference, else returns what was covered."""
+    from .engine import native_available, native_status
+
+    if not native_available():
+        raise RuntimeError(native_status())
+    made = {name: _policy(name) for name in policies}
+    report = SelfcheckReport()
+    start = time.perf_counter()
+    jobs = [(n, k) for n in players for k in range(games)]
+    for n, k in (progress(iter(jobs)) if progress else jobs):
+        rng = random.Random(seed * 1_000_003 + n * 1_009 + k)
+        options = VARIANTS[k % len(VARIANTS)]
+        names = [policies[(k + seat) % len(policies)] for seat in range(n)]
+        config = GameConfig(num_players=n, max_decisions=4000, **options)
+        taken, by_rules = check_game(config, seed + k, [made[p] for p in names], rng)
+        report.games[n] = report.games.get(n, 0) + 1
+        report.decisions[n] = report.decisions.get(n, 0) + taken
+        report.ended_by_rules += by_rules
+    report.seconds = time.perf_counter() - start
+    return report
