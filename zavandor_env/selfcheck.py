@@ -121,9 +121,9 @@ def _compare(python: Game, native: Game, where: str) -> None:
     legal_p, legal_n = python.legal_actions(), native.legal_actions()
     if legal_p != legal_n:
         raise BackendMismatch(f"{where}: legal actions differ: python {legal_p} native {legal_n}")
-    diff = first_difference(python.to_dict(), native.to_dict())
-    if diff:
-        raise BackendMismatch(f"{where}: {diff}")
+    saved_p, saved_n = python.to_dict(), native.to_dict()
+    if saved_p != saved_n:  # the walk only runs to say where
+        raise BackendMismatch(f"{where}: {first_difference(saved_p, saved_n)}")
     if python.scores() != native.scores():
         raise BackendMismatch(f"{where}: scores {python.scores()} != {native.scores()}")
 
@@ -169,10 +169,12 @@ def run_selfcheck(
     seed: int = 0,
     policies: Sequence[str] = POLICIES,
     progress: Callable[[Iterator[Any]], Iterator[Any]] | None = None,
+    min_decisions: int = 0,
 ) -> SelfcheckReport:
-    """``games`` games per player count on both backends, cycling through the rule
-    :data:`VARIANTS` and the seat policies; raises :class:`BackendMismatch` at the first
-    difference, else returns what was covered."""
+    """``games`` games per player count on both backends (more, until ``min_decisions``
+    decisions per player count were compared), cycling through the rule :data:`VARIANTS` and
+    the seat policies; raises :class:`BackendMismatch` at the first difference, else returns
+    what was covered."""
     from .engine import native_available, native_status
 
     if not native_available():
@@ -182,13 +184,24 @@ def run_selfcheck(
     start = time.perf_counter()
     jobs = [(n, k) for n in players for k in range(games)]
     for n, k in (progress(iter(jobs)) if progress else jobs):
-        rng = random.Random(seed * 1_000_003 + n * 1_009 + k)
-        options = VARIANTS[k % len(VARIANTS)]
-        names = [policies[(k + seat) % len(policies)] for seat in range(n)]
-        config = GameConfig(num_players=n, max_decisions=4000, **options)
-        taken, by_rules = check_game(config, seed + k, [made[p] for p in names], rng)
-        report.games[n] = report.games.get(n, 0) + 1
-        report.decisions[n] = report.decisions.get(n, 0) + taken
-        report.ended_by_rules += by_rules
+        _check_one(report, n, k, seed, policies, made)
+    for n in players:  # top up to the decision target
+        k = games
+        while report.decisions.get(n, 0) < min_decisions:
+            _check_one(report, n, k, seed, policies, made)
+            k += 1
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _check_one(report: SelfcheckReport, n: int, k: int, seed: int, policies: Sequence[str],
+               made: dict[str, Policy]) -> None:
+    """Game ``k`` of the ``n``-player series, added to ``report``."""
+    rng = random.Random(seed * 1_000_003 + n * 1_009 + k)
+    options = VARIANTS[k % len(VARIANTS)]
+    names = [policies[(k + seat) % len(policies)] for seat in range(n)]
+    config = GameConfig(num_players=n, max_decisions=4000, **options)
+    taken, by_rules = check_game(config, seed + k, [made[p] for p in names], rng)
+    report.games[n] = report.games.get(n, 0) + 1
+    report.decisions[n] = report.decisions.get(n, 0) + taken
+    report.ended_by_rules += by_rules
