@@ -25,6 +25,14 @@ Algorithm (single-observer IS-MCTS, Cowling, Powley & Whitehouse 2012, with UCT)
 Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins).
 Decisions outside phase 3 and bidding (debts, lost gems, free levels) are left to the
 heuristic when ``search_all`` is false, which saves most of the time for little loss.
+
+Engines: the search runs in C++ (``engine="native"``: ``native/src/mcts.cpp``, the same
+algorithm on the native rules engine and heuristic, some hundred times faster) or in this
+module (``engine="python"``, the readable reference).  The default takes the native search when
+the extension is built with it.  The native search seeded with ``s`` makes the draws of this
+module's search from ``random.Random(s)`` and grows the same tree (the native determinizer
+only puts the hidden artifact deck in a canonical order before shuffling it, so that no sample
+depends on that order); the agent seeds it from its own generator at each decision.
 """
 
 from __future__ import annotations
@@ -44,6 +52,19 @@ from .base import Agent
 from .heuristic import GEM_INCOME, HeuristicWeights, choose, horizon, resolve_weights
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
+ENGINES = ("native", "python")
+
+
+def native_search_module() -> Any:
+    """The extension module when it is built with the native search, else None."""
+    from zavandor_env.engine import native
+
+    if not native.native_available():
+        return None
+    module = native.core_module()
+    if not (hasattr(module, "mcts_search") and hasattr(module, "HeuristicWeights")):
+        return None
+    return module
 
 
 class _Node:
@@ -74,6 +95,8 @@ class MCTSAgent(Agent):
             expect opponents to throw their games away (measured: 0.48 instead of 0.78
             against the heuristic at 16 iterations with the Curse in play).
         weights: heuristic weights (rollout policy and evaluation), as in HeuristicAgent.
+        engine: ``"native"`` (the C++ search), ``"python"`` (this module), or None for the
+            native one when the extension provides it (else Python).
     """
 
     name = "mcts"
@@ -91,6 +114,7 @@ class MCTSAgent(Agent):
         search_all: bool = False,
         avoid_curse: bool = True,
         weights: HeuristicWeights | Mapping[str, Any] | None = None,
+        engine: str | None = None,
     ) -> None:
         super().__init__(seed)
         if rollout not in ("heuristic", "random"):
@@ -110,6 +134,34 @@ class MCTSAgent(Agent):
         self.avoid_curse = avoid_curse
         self.w = resolve_weights(weights)
         self.last_iterations = 0
+        if engine is not None and engine not in ENGINES:
+            raise ValueError(f"engine must be 'native' or 'python', got {engine!r}")
+        self._engine_asked = engine
+        self._native: Any = None  # the extension module, when searching natively
+        self._native_weights: Any = None  # _native.HeuristicWeights of _native_weights_of
+        self._native_weights_of: HeuristicWeights | None = None
+        self._attach_native()
+
+    def _attach_native(self) -> None:
+        """Pick the engine (see ``engine``): the native search when asked or available."""
+        self._native = None if self._engine_asked == "python" else native_search_module()
+        if self._native is None and self._engine_asked == "native":
+            from zavandor_env.engine import native_status
+
+            raise RuntimeError(f"the native MCTS is unavailable ({native_status()}; "
+                               "or the extension was built without mcts_search)")
+        self.engine = "native" if self._native is not None else "python"
+        self._native_weights = self._native_weights_of = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()  # the module and the native weights do not pickle
+        state["_native"] = state["_native_weights"] = state["_native_weights_of"] = None
+        state.pop("last_root", None)  # the last Python search tree: kept for tests only
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._attach_native()
 
     def act(
         self,
@@ -129,6 +181,36 @@ class MCTSAgent(Agent):
 
     # ---- search -------------------------------------------------------------------------
     def search(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        if self._native is not None:
+            return self._search_native(view, legal_actions)
+        return self._search_python(view, legal_actions)
+
+    def _search_native(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        """The C++ search (native/src/mcts.cpp) on a core built from the view's state: the
+        core holds the whole state, but the search takes only what the seat may know (it
+        redraws everything hidden, as :func:`determinize` does)."""
+        native = self._native
+        if self._native_weights_of is not self.w:
+            self._native_weights = native.HeuristicWeights(self.w.to_dict())
+            self._native_weights_of = self.w
+        params = {
+            "rollout": self.rollout, "horizon_rounds": self.horizon_rounds, "c": self.c,
+            "prior_weight": self.prior_weight, "eval_scale": self.eval_scale,
+            "avoid_curse": self.avoid_curse,
+        }
+        if self.seconds is None:
+            params["iterations"] = self.iterations
+        else:
+            params["seconds"] = self.seconds
+        data = view._state.to_dict()
+        data["history"] = []  # a log the rules never read: not worth converting
+        core = native.Core.from_state_dict(data)
+        action, done = native.mcts_search(core, view.seat, list(legal_actions), params,
+                                          self._native_weights, self.rng.getrandbits(64))
+        self.last_iterations = done
+        return action
+
+    def _search_python(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         root = _Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
@@ -144,6 +226,7 @@ class MCTSAgent(Agent):
             self._iterate(root, game, view.round)
             done += 1
         self.last_iterations = done
+        self.last_root = root  # for tests (the native search's twin: _native._mcts_root_stats)
         edges = root.edges
         legal = set(legal_actions)
         # Most visits wins, ties by the better mean.  (Breaking ties towards the heuristic's
@@ -273,4 +356,4 @@ def evaluate_seat(view: PlayerView, w: HeuristicWeights) -> float:
     return me.current_vp + energy / w.vp_energy
 
 
-__all__ = ["MCTSAgent", "evaluate_seat"]
+__all__ = ["ENGINES", "MCTSAgent", "curse_free", "evaluate_seat", "native_search_module"]

@@ -1,0 +1,383 @@
+"""The native IS-MCTS (``_native.mcts_search``, native/src/mcts.cpp) against agents/mcts.py.
+
+* Same algorithm: seeded with ``s``, the native search makes the draws of the Python search
+  from ``random.Random(s)`` and grows the same root statistics (visits, availability, reward
+  sums, expansion order), bit for bit -- on states whose hidden artifact deck is in the
+  canonical order the native determinizer shuffles from.
+* Its determinizer gives exactly determinize.py's sample (same conditioning on what the owing
+  players must pay), and evaluate_seat / curse_free agree with the Python ones.
+* Legal, deterministic, curse-free, blind to hidden information (what the seat's PlayerView
+  hides can change without changing the search), and at least as strong as the heuristic.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+_native = pytest.importorskip("zavandor_env.engine._native")
+if not hasattr(_native, "mcts_search") or not hasattr(_native, "HeuristicWeights"):
+    pytest.skip("the native module has no MCTS search", allow_module_level=True)
+
+from zavandor_env.agents.heuristic import HeuristicAgent, choose, resolve_weights  # noqa: E402
+from zavandor_env.agents.match import play_game  # noqa: E402
+from zavandor_env.agents.mcts import MCTSAgent, curse_free, evaluate_seat  # noqa: E402
+from zavandor_env.engine import Game, GameConfig, Phase  # noqa: E402
+from zavandor_env.engine.actions import PASS  # noqa: E402
+from zavandor_env.engine.data import ARTIFACTS, NUM_CARD_TOKENS, TOKEN_COLOUR  # noqa: E402
+from zavandor_env.engine.determinize import determinize  # noqa: E402
+from zavandor_env.engine.queries import item_price, max_payable  # noqa: E402
+from zavandor_env.engine.view import PlayerView  # noqa: E402
+
+Core = _native.Core
+W = resolve_weights(None)
+NW = _native.HeuristicWeights(W.to_dict())
+
+
+# ---- positions ----------------------------------------------------------------------------
+def _position(num_players: int, seed: int, decisions: int, phase: Phase | None = None,
+              **config) -> Game | None:
+    """A Python game played by the heuristic for about ``decisions`` decisions, stopped at the
+    next real search decision (TURN or BID, or ``phase``); None if the game ended first."""
+    game = Game.new(GameConfig(num_players=num_players, **config), seed=seed, backend="python")
+    phases = (phase,) if phase is not None else (Phase.TURN, Phase.BID)
+    taken = 0
+    while not game.is_over:
+        legal = game.legal_actions()
+        if taken >= decisions and game.phase in phases and len(legal) > 1:
+            return game
+        game.apply(choose(PlayerView(game.state, game.current_player), legal, W))
+        taken += 1
+    return None
+
+
+def _positions(phase: Phase | None = None, per_count: int = 3):
+    for n in range(2, 7):
+        for k in range(per_count):
+            seed = 100 * n + k
+            game = _position(n, seed, random.Random(seed).randrange(5, 250), phase)
+            if game is not None:
+                yield game
+
+
+def _core(game: Game) -> object:
+    return Core.from_state_dict(game.state.to_dict())
+
+
+def _search(game: Game, seed: int = 0, **params) -> tuple[int, int]:
+    params.setdefault("iterations", 16)
+    seat = game.current_player
+    return _native.mcts_search(_core(game), seat, list(game.legal_actions()), params, NW, seed)
+
+
+def _canonical_artifacts(game: Game) -> None:
+    """Put the (hidden) artifact deck in the order the native determinizer shuffles from:
+    each letter's artifacts sorted, in that letter's positions."""
+    deck = game.state.artifact_deck
+    for letter in sorted({ARTIFACTS[a].letter for a in deck}):
+        positions = [i for i, a in enumerate(deck) if ARTIFACTS[a].letter == letter]
+        for i, a in zip(positions, sorted(deck[i] for i in positions)):
+            deck[i] = a
+
+
+def _python_search(game: Game, seed: int, legal, **kw) -> tuple[int, MCTSAgent]:
+    agent = MCTSAgent(seed=0, engine="python", **kw)
+    agent.rng = random.Random(seed)
+    view = PlayerView(game.state, game.current_player)
+    return agent.search(view, legal), agent
+
+
+def _python_root(agent: MCTSAgent) -> list[tuple]:
+    return [(a, e[0], e[2], e[1]) for a, e in agent.last_root.edges.items()]
+
+
+# ---- the same algorithm as agents/mcts.py -------------------------------------------------
+@pytest.mark.parametrize("variant", [
+    {},
+    {"rollout": "random", "horizon_rounds": 2, "avoid_curse": False},
+    {"horizon_rounds": 0, "c": 1.2, "prior_weight": 0.0, "eval_scale": 3.0},
+])
+def test_native_search_grows_the_python_search_tree(variant):
+    checked = 0
+    for game in _positions(per_count=1):
+        _canonical_artifacts(game)
+        kw = {"iterations": 12, **variant}
+        view = PlayerView(game.state, game.current_player)
+        legal = list(game.legal_actions())
+        if kw.get("avoid_curse", True):
+            legal = curse_free(view, legal)
+        if len(legal) < 2:
+            continue
+        seed = 31 + checked
+        expected, agent = _python_search(game, seed, legal, **kw)
+        action, done = _native.mcts_search(_core(game), game.current_player, legal, kw, NW, seed)
+        assert (action, done) == (expected, agent.last_iterations)
+        assert [tuple(r) for r in _native._mcts_root_stats()] == _python_root(agent)
+        checked += 1
+    assert checked >= 3
+
+
+def test_determinization_is_determinize_py():
+    checked = 0
+    for game in _positions(per_count=2):
+        _canonical_artifacts(game)
+        core = _core(game)
+        for seat in range(game.num_players):
+            seed = 7 * checked + seat
+            expected = determinize(PlayerView(game.state, seat), random.Random(seed))
+            sample = _native._mcts_determinize(core, seat, seed)
+            assert sample.to_state_dict() == expected.state.to_dict()
+            checked += 1
+    assert checked >= 20
+
+
+def test_determinization_conditions_on_what_owing_players_must_pay():
+    """The position of test_agents_determinize: seat 1 owes 40 with a hand worth 43."""
+    from tests.test_agents_determinize import _mixed_game_at
+
+    game = _mixed_game_at(4, seed=37, decisions=171)
+    game = Game(game.state.clone())
+    _canonical_artifacts(game)
+    core = _core(game)
+    for seed in range(30):
+        expected = determinize(PlayerView(game.state, 0), random.Random(seed))
+        sample = _native._mcts_determinize(core, 0, seed).to_state_dict()
+        assert sample == expected.state.to_dict()
+        hand = sample["players"][1]["hand"]
+        assert sum(n * v for n, v in zip(hand, _token_values())) >= 40
+
+
+def _token_values():
+    from zavandor_env.engine.data import TOKEN_VALUE
+
+    return TOKEN_VALUE
+
+
+def test_evaluate_seat_and_curse_free_match_python():
+    for game in _positions(per_count=2):
+        core = _core(game)
+        for seat in range(game.num_players):
+            view = PlayerView(game.state, seat)
+            assert _native._mcts_evaluate_seat(core, seat, NW) == evaluate_seat(view, W)
+        legal = list(game.legal_actions())
+        view = PlayerView(game.state, game.current_player)
+        assert _native._mcts_curse_free(core, legal) == curse_free(view, legal)
+
+
+# ---- legal, deterministic, curse-free -----------------------------------------------------
+@pytest.mark.parametrize("phase", [Phase.TURN, Phase.BID])
+def test_native_search_returns_a_legal_action(phase):
+    seen = 0
+    for game in _positions(phase, per_count=3):
+        assert game.phase == phase
+        legal = game.legal_actions()
+        for params in ({"iterations": 16}, {"iterations": 8, "rollout": "random"},
+                       {"iterations": 8, "avoid_curse": False, "horizon_rounds": 0}):
+            action, done = _search(game, seed=seen, **params)
+            assert action in legal
+            allowed = legal if not params.get("avoid_curse", True) else curse_free(
+                PlayerView(game.state, game.current_player), legal)
+            assert done == (params["iterations"] if len(allowed) > 1 else 0)
+        seen += 1
+    assert seen >= 10
+
+
+def test_native_search_is_deterministic_for_a_seed_and_budget():
+    for game in list(_positions(per_count=1))[:4]:
+        first = _search(game, seed=5, iterations=40)
+        stats = _native._mcts_root_stats()
+        assert _search(game, seed=5, iterations=40) == first
+        assert _native._mcts_root_stats() == stats
+        assert first[1] == 40 and sum(r[1] for r in stats) == 40
+        # The core is only read: searching it twice from one object gives the same again.
+        core = _core(game)
+        legal = list(game.legal_actions())
+        a = _native.mcts_search(core, game.current_player, legal, {"iterations": 40}, NW, 5)
+        b = _native.mcts_search(core, game.current_player, legal, {"iterations": 40}, NW, 5)
+        assert a == b == first
+
+
+def test_seconds_budget():
+    game = next(_positions(per_count=1))
+    action, done = _search(game, seconds=0.02, iterations=None)
+    assert action in game.legal_actions() and done >= 1
+
+
+def _bid_decision_with_overbids(seed: int) -> tuple[Game, int]:
+    """A bidding decision where some raises could not be paid even by selling every gem."""
+    game = Game.new(num_players=2, seed=seed, backend="python")
+    agents = [HeuristicAgent(seed=s) for s in range(2)]
+    for s, agent in enumerate(agents):
+        agent.reset(s, 2, s)
+    while not game.is_over:
+        state, seat = game.state, game.current_player
+        if state.phase == Phase.BID and PASS in game.legal_actions():
+            player = state.players[seat]
+            if item_price(state, player, state.auction_kind, state.auction_item,
+                          state.high_bid + 50) > max_payable(player):
+                return game, seat
+        game.apply(agents[seat].act(None, PlayerView(game.state, seat), game.legal_actions()))
+    raise AssertionError("no bidding decision with unaffordable raises")
+
+
+def test_native_search_respects_avoid_curse():
+    game, seat = _bid_decision_with_overbids(seed=1)
+    legal = list(game.legal_actions())
+    safe = curse_free(PlayerView(game.state, seat), legal)
+    assert PASS in safe and set(safe) < set(legal)
+    for seed in range(6):
+        action, _ = _native.mcts_search(_core(game), seat, legal,
+                                        {"iterations": 24, "prior_weight": 0.0, "c": 3.0},
+                                        NW, seed)
+        assert action in safe
+        # The search itself ran under allow_overbid=False: no cursed action was ever tried.
+        assert {r[0] for r in _native._mcts_root_stats()} <= set(safe)
+    agent = MCTSAgent(seed=0, iterations=24, engine="native")
+    agent.reset(seat, 2, 0)
+    assert agent.act(None, PlayerView(game.state, seat), legal) in safe
+    reckless = _native.mcts_search(_core(game), seat, legal,
+                                   {"iterations": 24, "avoid_curse": False, "c": 3.0}, NW, 0)
+    assert reckless[0] in legal
+    assert {r[0] for r in _native._mcts_root_stats()} - set(safe), "cursed raises are searched"
+
+
+# ---- hidden information -------------------------------------------------------------------
+def _scramble_hidden(game: Game, seat: int, rng: random.Random) -> Game:
+    """The same position as ``seat`` sees it, with everything its view hides redrawn: other
+    hands' card values and 9-Sages cards (colours kept), every deck order, the artifact deck
+    order within its letters, and the generator."""
+    state = game.state.clone()
+    others = [p for p in state.players if p.seat != seat]
+    for colour in range(4):
+        pool = list(state.decks[colour])
+        for p in others:
+            pool += [t for t in range(NUM_CARD_TOKENS) if TOKEN_COLOUR[t] == colour
+                     for _ in range(p.hand[t])]
+            pool += [t for t in p.sages_tokens if TOKEN_COLOUR[t] == colour]
+        rng.shuffle(pool)
+        for p in others:
+            n = 0
+            for t in range(NUM_CARD_TOKENS):
+                if TOKEN_COLOUR[t] == colour:
+                    n += p.hand[t]
+                    p.hand[t] = 0
+            for _ in range(n):
+                p.hand[pool.pop()] += 1
+            p.sages_tokens = [pool.pop() if TOKEN_COLOUR[t] == colour else t
+                              for t in p.sages_tokens]
+        state.decks[colour] = pool
+    deck = state.artifact_deck
+    for letter in {ARTIFACTS[a].letter for a in deck}:
+        positions = [i for i, a in enumerate(deck) if ARTIFACTS[a].letter == letter]
+        items = [deck[i] for i in positions]
+        rng.shuffle(items)
+        for i, a in zip(positions, items):
+            deck[i] = a
+    state.rng.seed(rng.getrandbits(64))
+    return Game(state)
+
+
+def test_native_search_never_reads_hidden_information():
+    changed = 0
+    for k, game in enumerate(_positions(per_count=2)):
+        seat = game.current_player
+        legal = list(game.legal_actions())
+        params = {"iterations": 24}
+        base = _native.mcts_search(_core(game), seat, legal, params, NW, k)
+        base_stats = _native._mcts_root_stats()
+        base_sample = _native._mcts_determinize(_core(game), seat, k).to_state_dict()
+        for trial in range(2):
+            other = _scramble_hidden(game, seat, random.Random(1000 * k + trial))
+            before = game.state.to_dict()
+            after = other.state.to_dict()
+            changed += any(after["players"][p.seat]["hand"] != before["players"][p.seat]["hand"]
+                           for p in game.state.players if p.seat != seat)
+            assert PlayerView(other.state, seat).me.hand == PlayerView(game.state, seat).me.hand
+            core = _core(other)
+            assert _native.mcts_search(core, seat, legal, params, NW, k) == base
+            assert _native._mcts_root_stats() == base_stats
+            sample = _native._mcts_determinize(core, seat, k).to_state_dict()
+            assert sample == base_sample
+    assert changed >= 10, "the scrambles did change hidden hands"
+
+
+# ---- parameters and the agent ------------------------------------------------------------
+def test_bad_parameters_are_refused():
+    game = next(_positions(per_count=1))
+    core, seat, legal = _core(game), game.current_player, list(game.legal_actions())
+    for params in ({"iterationz": 3}, {"iterations": 0}, {"seconds": -1.0},
+                   {"rollout": "psychic"}, {"c": "x"}, {"iterations": 2.5}):
+        with pytest.raises(ValueError):
+            _native.mcts_search(core, seat, legal, params, NW, 0)
+    with pytest.raises(ValueError):
+        _native.mcts_search(core, (seat + 1) % game.num_players, legal, {}, NW, 0)
+    illegal = next(a for a in range(_native.NUM_ACTIONS) if a not in legal)
+    with pytest.raises(ValueError):
+        _native.mcts_search(core, seat, [illegal], {}, NW, 0)
+
+
+def test_agent_engines():
+    import pickle
+
+    assert MCTSAgent(seed=0).engine == "native"
+    assert MCTSAgent(seed=0, engine="python").engine == "python"
+    with pytest.raises(ValueError):
+        MCTSAgent(engine="gpu")
+    copy = pickle.loads(pickle.dumps(MCTSAgent(seed=0, iterations=4)))
+    assert copy.engine == "native" and copy.iterations == 4
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_native_agent_plays_legal_games(num_players):
+    agents = [MCTSAgent(seed=s, iterations=8, engine="native") for s in range(num_players)]
+    searched = []
+
+    def on_decision(game, seat, action):
+        searched.append(agents[seat].last_iterations)
+
+    result = play_game(agents, seed=3, config=GameConfig(num_players=num_players),
+                       on_decision=on_decision)
+    assert not result.truncated and result.decisions > 0
+    assert max(searched) == 8
+
+
+def test_native_agent_is_deterministic():
+    def moves(seed):
+        record = play_game([MCTSAgent(seed=seed, iterations=8), HeuristicAgent(seed=1)],
+                           seed=11, record_replay=True)
+        return record.replay["actions"]
+
+    assert moves(4) == moves(4)
+
+
+def _wins_losses(games: int, iterations: int, first_seed: int) -> tuple[int, int]:
+    wins = losses = 0
+    for g in range(games):
+        mcts_seat = g % 2
+        agents = [None, None]
+        agents[mcts_seat] = MCTSAgent(seed=g, iterations=iterations, engine="native")
+        agents[1 - mcts_seat] = HeuristicAgent(seed=g)
+        result = play_game(agents, seed=first_seed + g)
+        if result.winners == [mcts_seat]:
+            wins += 1
+        elif result.winners == [1 - mcts_seat]:
+            losses += 1
+    return wins, losses
+
+
+def test_native_mcts_is_at_least_as_strong_as_the_heuristic():
+    """At the budget of configs/agents/mcts.yaml (16 iterations; docs/benchmarks.md measures
+    the Python search at 0.78 against the heuristic there).  Larger fixed budgets are not
+    stronger with this algorithm: the Python and the native search alike lose to the heuristic
+    at 64 iterations (measured on these deals: 5 wins and 15 losses for the Python search over
+    20, 12 and 28 for the native one over 40).  The progressive bias fades as 1 / (n + 1), and
+    the search then follows the one-round evaluation instead of the heuristic's plan."""
+    wins, losses = _wins_losses(20, 16, first_seed=500)
+    assert wins >= losses, (wins, losses)
+
+
+@pytest.mark.slow
+def test_native_mcts_beats_the_heuristic_over_100_games():
+    wins, losses = _wins_losses(100, 16, first_seed=9000)
+    assert wins > 1.5 * losses, (wins, losses)
