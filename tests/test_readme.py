@@ -1,4 +1,5 @@
-"""Every code block of README.md runs, as a new user would run it.
+"""Every code block of README.md (and every python block of the guides in GUIDES) runs, as a
+new user would run it.
 
 * ``python`` blocks run whole, each in a fresh interpreter started in an empty folder (not the
   repository), so they may only rely on the installed package.  A block may shorten a long
@@ -26,6 +27,11 @@ BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
 BLOCKS = [(lang, body) for lang, body in BLOCK.findall(README)]
 PYTHON_BLOCKS = [body for lang, body in BLOCKS if lang == "python"]
 BASH_BLOCKS = [body for lang, body in BLOCKS if lang == "bash"]
+# Guides whose python blocks run the same way (each in a fresh interpreter, empty folder).
+GUIDES = ("docs/native.md",)
+GUIDE_BLOCKS = [(guide, body) for guide in GUIDES
+                for lang, body in BLOCK.findall((ROOT / guide).read_text(encoding="utf-8"))
+                if lang == "python"]
 SHORTEN = re.compile(r"^(\s*\w+\s*=\s*)[^#\n]+#\s*test:\s*(\S+)\s*$", re.M)
 # Commands that start a long job: the test checks they parse (--help) instead of running them.
 LONG_JOBS = ("zavandor train", "zavandor play", "zavandor serve")
@@ -49,6 +55,15 @@ def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, (
         f"README python block {index} failed:\n{code}\n--- stderr ---\n{result.stderr[-3000:]}")
+
+
+@pytest.mark.parametrize("index", range(len(GUIDE_BLOCKS)))
+def test_guide_python_block_runs(index: int, tmp_path: Path) -> None:
+    guide, code = GUIDE_BLOCKS[index]
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, (
+        f"{guide} python block failed:\n{code}\n--- stderr ---\n{result.stderr[-3000:]}")
 
 
 def test_readme_setup_commands_are_what_ci_runs() -> None:
