@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 #: The one opponent key of ``opponent_weights`` that is not an agent spec: a frozen past copy
 #: of the learner, drawn from the run's pool.
 SNAPSHOT = "snapshot"
-VEC_ENVS = ("dummy", "subproc")
+VEC_ENVS = ("auto", "native", "dummy", "subproc")
 #: Trainers: MaskablePPO in this process, or RLlib PPO on Ray (``train/rllib/``).
 BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
@@ -89,8 +89,11 @@ class TrainConfig:
     losing"""
     n_envs: int = 2
     """environments stepped in parallel (one policy forward serves all of them)"""
-    vec_env: str = "dummy"
-    """``dummy`` (one process; fastest on 2 cores) or ``subproc`` (one process per env)"""
+    vec_env: str = "auto"
+    """how the ``n_envs`` games are stepped: ``native`` (all in one C++ object, opponents played
+    natively or by one batched forward per snapshot; fastest), ``dummy`` (Python games in one
+    process), ``subproc`` (one process per game) or ``auto`` (``native`` where the C++ core is
+    built, else ``dummy``)"""
 
     # ---- MaskablePPO ----------------------------------------------------------------------
     learning_rate: float = 3e-4
@@ -168,6 +171,15 @@ class TrainConfig:
         options: dict[str, Any] = {key: getattr(self, key) for key in ENV_REWARD_KEYS}
         options.update(self.game)
         return options
+
+    def resolved_vec_env(self) -> str:
+        """``vec_env`` with ``auto`` resolved: ``native`` where the C++ core is built, else
+        ``dummy``."""
+        if self.vec_env != "auto":
+            return self.vec_env
+        from zavandor_env.engine import native_available
+
+        return "native" if native_available() else "dummy"
 
     def game_config(self) -> GameConfig:
         """The :class:`~zavandor_env.engine.GameConfig` of every game of the run."""
@@ -274,6 +286,10 @@ def validate(cfg: TrainConfig) -> None:
         _require(0 <= cfg.learner_seat < cfg.num_players, "learner_seat",
                  f"must be a seat in 0..{cfg.num_players - 1} or null, got {cfg.learner_seat}")
     _require(cfg.vec_env in VEC_ENVS, "vec_env", f"must be one of {VEC_ENVS}, got {cfg.vec_env!r}")
+    if cfg.vec_env == "native" and cfg.backend == "sb3":
+        from zavandor_env.engine.native import native_available, native_status
+
+        _require(native_available(), "vec_env", f"is native, but {native_status()}")
     _require(cfg.backend in BACKENDS, "backend", f"must be one of {BACKENDS}, got {cfg.backend!r}")
     _require(cfg.num_env_runners >= 0, "num_env_runners",
              f"must be >= 0, got {cfg.num_env_runners}")

@@ -106,14 +106,21 @@ def _seed_everything(seed: int, threads: int) -> None:
 
 
 def make_vec_env(cfg: TrainConfig, spec: Any, start_step: int = 0) -> Any:
+    """The run's ``n_envs`` training games as one SB3 VecEnv (see ``vec_env``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    kind = cfg.resolved_vec_env()
+    if kind == "native":
+        from .native_vec import make_native_vec_env
+
+        return VecMonitor(make_native_vec_env(cfg, spec, start_step))
 
     from .envs import make_training_env
 
     thunks: list[Callable[[], Any]] = [
         make_training_env(cfg, spec, rank, start_step) for rank in range(cfg.n_envs)
     ]
-    vec = DummyVecEnv(thunks) if cfg.vec_env == "dummy" else SubprocVecEnv(thunks)
+    vec = DummyVecEnv(thunks) if kind == "dummy" else SubprocVecEnv(thunks)
     return VecMonitor(vec)  # SB3's rollout/ep_rew_mean and ep_len_mean
 
 
