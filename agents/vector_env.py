@@ -563,8 +563,9 @@ def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _bench(num_players: int, num_envs: int, seconds: float, opponents: Any,
-           seed: int) -> tuple[float, int, int, float, int, float]:
-    env = ZavandorVectorEnv(num_envs, num_players, opponents=opponents, seed=seed, copy=False)
+           seed: int, **options: Any) -> tuple[float, int, int, float, int, float]:
+    env = ZavandorVectorEnv(num_envs, num_players, opponents=opponents, seed=seed, copy=False,
+                            **options)
     rng = np.random.default_rng(seed)
     env.reset()
     steps = games = truncated = rounds = 0
@@ -588,22 +589,24 @@ def _bench(num_players: int, num_envs: int, seconds: float, opponents: Any,
 
 
 def bench_vector(num_players: int, num_envs: int = 64, seconds: float = 3.0,
-                 opponents: Any = "random", seed: int = 0) -> float:
+                 opponents: Any = "random", seed: int = 0, **options: Any) -> float:
     """Learner steps per second of :class:`ZavandorVectorEnv` (``num_envs`` games, uniformly
-    random legal learner actions from the mask, ``opponents`` played natively), measured for
-    ``seconds`` in this process."""
-    return _bench(num_players, num_envs, seconds, opponents, seed)[0]
+    random legal learner actions from the mask, ``opponents`` played natively, ``options``
+    as the env's), measured for ``seconds`` in this process."""
+    return _bench(num_players, num_envs, seconds, opponents, seed, **options)[0]
 
 
 def bench_vector_row(num_players: int, num_envs: int = 64, seconds: float = 3.0,
-                     opponents: Any = "random", seed: int = 0) -> Any:
-    """:func:`bench_vector` as a ``zavandor bench`` row (with games, truncated share, rounds)."""
+                     opponents: Any = "random", seed: int = 0, **options: Any) -> Any:
+    """:func:`bench_vector` as a ``zavandor bench`` row (with games, truncated share, rounds);
+    rule ``options`` that differ from the rulebook's are named in the row."""
     from zavandor_env.bench import BenchRow
 
     rate, steps, games, trunc_share, rounds, elapsed = _bench(num_players, num_envs, seconds,
-                                                              opponents, seed)
+                                                              opponents, seed, **options)
     return BenchRow(
-        name=f"vector env N={num_envs} vs {opponents} (native)",
+        name=f"vector env N={num_envs} vs {opponents} (native)"
+             + "".join(f", {k}={v}" for k, v in sorted(options.items())),
         players=num_players, per_second=rate, unit="steps/s", games=games,
         truncated_share=trunc_share if games else None,
         rounds_per_game=rounds / games if games else None,

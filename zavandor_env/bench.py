@@ -348,7 +348,10 @@ def native_extras(num_players: int, seconds: float = 3.0, seed: int = 0) -> list
     engine."""
     from zavandor_env.agents.vector_env import bench_vector_row
 
-    rows = [bench_vector_row(num_players, 64, seconds, opponents)
+    # Under the rulebook's Curse a random learner is out within a round (games of ~5 learner
+    # steps: new deals dominate); with the affordability filter games run their full length.
+    rows = [bench_vector_row(num_players, 64, seconds, opponents, **options)
+            for options in ({}, {"allow_overbid": False})
             for opponents in ("random", "heuristic")]
     rows += [bench_mcts(num_players, seconds, seed, engine) for engine in ("python", "native")]
     return rows
