@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -22,7 +22,7 @@ from zavandor_env.agents.policy_file import NumpyPolicy
 from zavandor_env.agents.registry import AgentSpec, parse_spec
 from zavandor_env.engine.actions import ACTION_BLOCKS, NUM_ACTIONS, OPEN_SENTINEL
 from zavandor_env.engine.agent import Agent
-from zavandor_env.engine.outcome import game_outcome
+from zavandor_env.engine.outcome import Outcome, game_outcome
 from zavandor_env.envs import SingleAgentEnv
 
 from .config import SNAPSHOT, TrainConfig
@@ -147,23 +147,8 @@ class TrainingEnv(gymnasium.Wrapper):
 
     def _summary(self, info: dict[str, Any]) -> dict[str, Any]:
         env: SingleAgentEnv = self.env  # type: ignore[assignment]
-        outcome = game_outcome(env.game)
-        seat = env.seat
-        n = env.num_players
-        labels = ["learner"] * n
-        for k, label in enumerate(self.labels):  # seat order after the learner
-            labels[(seat + 1 + k) % n] = label
-        return {
-            "seat": seat,
-            "scores": list(outcome.scores),
-            "ranks": list(outcome.ranks),
-            "labels": labels,
-            "winners": list(outcome.winners),
-            "terminated": outcome.terminated,
-            "rounds": outcome.rounds,
-            "decisions": outcome.decisions,
-            "illegal": bool(info.get("illegal_action", False)),
-        }
+        return episode_summary(game_outcome(env.game), env.seat, self.labels,
+                               bool(info.get("illegal_action", False)))
 
 
 def build_env(cfg: TrainConfig, learner_seat: int | None = None) -> SingleAgentEnv:
@@ -185,3 +170,24 @@ def make_training_env(cfg: TrainConfig, spec: PoolSpec, rank: int,
         return TrainingEnv(env, spec, seed)
 
     return thunk
+
+
+def episode_summary(outcome: Outcome, seat: int, opponent_labels: Sequence[str],
+                    illegal: bool = False) -> dict[str, Any]:
+    """One finished game as the charts read it: the learner's seat, scores, ranks, who sat
+    where (``opponent_labels`` in seat order after the learner), winners, how it ended."""
+    n = outcome.num_players
+    labels = ["learner"] * n
+    for k, label in enumerate(opponent_labels):
+        labels[(seat + 1 + k) % n] = label
+    return {
+        "seat": seat,
+        "scores": list(outcome.scores),
+        "ranks": list(outcome.ranks),
+        "labels": labels,
+        "winners": list(outcome.winners),
+        "terminated": outcome.terminated,
+        "rounds": outcome.rounds,
+        "decisions": outcome.decisions,
+        "illegal": illegal,
+    }

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -49,7 +48,7 @@ from zavandor_env.agents.policy_file import NumpyPolicy
 from zavandor_env.agents.registry import parse_spec
 
 from .config import SNAPSHOT, TrainConfig
-from .envs import ACTION_TO_BLOCK, BLOCK_NAMES
+from .envs import ACTION_TO_BLOCK, BLOCK_NAMES, episode_summary
 from .opponents import PoolSpec, cached_policy
 
 __all__ = ["NativeVecEnv", "SnapshotPolicy", "make_native_vec_env"]
@@ -209,22 +208,6 @@ class NativeVecEnv(VecEnv):
     def _add_time(self, start: float) -> None:
         self._env_seconds += (time.perf_counter() - start) / self.num_envs
 
-    def _summary(self, env: int, outcome: Any, seat: int, opponents: Sequence[str]
-                 ) -> dict[str, Any]:
-        labels = ["learner"] * self.num_players
-        for k, label in enumerate(opponents):  # seat order after the learner
-            labels[(seat + 1 + k) % self.num_players] = label
-        return {
-            "seat": seat,
-            "scores": list(outcome.scores),
-            "ranks": list(outcome.ranks),
-            "labels": labels,
-            "winners": list(outcome.winners),
-            "terminated": outcome.terminated,
-            "rounds": outcome.rounds,
-            "decisions": outcome.decisions,
-            "illegal": False,
-        }
 
     # ---- VecEnv ---------------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
@@ -267,7 +250,7 @@ class NativeVecEnv(VecEnv):
             out[i] = {"terminal_observation": final_obs[i],
                       "TimeLimit.truncated": cut_off and self.bootstrap_truncated,
                       "truncated": cut_off, "outcome": outcome}
-            self._episodes[i].append(self._summary(i, outcome, int(final["seat"][i]),
+            self._episodes[i].append(episode_summary(outcome, int(final["seat"][i]),
                                                    labels[i]))
         self._add_time(start)
         return obs, rewards, dones, out

@@ -319,9 +319,9 @@ def bench_mcts(num_players: int, seconds: float = 3.0, seed: int = 0,
     seconds = check_seconds(seconds)
     game = Game.new(GameConfig(num_players=num_players), seed=seed, backend="python")
     players = [HeuristicAgent(seed=s) for s in range(num_players)]
-    for s, agent in enumerate(players):
-        agent.reset(s, num_players)
-    positions = []
+    for s, player in enumerate(players):
+        player.reset(s, num_players)
+    positions: list[Game] = []
     while not game.is_over and len(positions) < 200:
         seat = game.current_player
         if game.phase in (0, 1) and len(game.legal_actions()) > 1:  # TURN, BID: searched

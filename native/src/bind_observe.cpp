@@ -27,70 +27,18 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "pyutil.hpp"
 #include "observe.hpp"
 
 namespace py = pybind11;
 
 namespace {
 
-bool native_order(const py::dtype& dt) {
-  const char order = dt.byteorder();
-  const uint16_t probe = 1;
-  const bool little = *reinterpret_cast<const uint8_t*>(&probe) == 1;
-  return order == '=' || order == '|' || order == (little ? '<' : '>');
-}
-
-bool is_float32(const py::dtype& dt) {
-  return dt.num() == py::dtype::num_of<float>() && native_order(dt);
-}
-
-bool is_byte_mask(const py::dtype& dt) {  // int8, uint8 or bool
-  const int num = dt.num();
-  return num == py::detail::npy_api::NPY_BYTE_ || num == py::detail::npy_api::NPY_UBYTE_ ||
-         num == py::detail::npy_api::NPY_BOOL_;
-}
-
-std::string shape_str(const py::array& a) {
-  std::string text = "(";
-  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
-    if (i) text += ", ";
-    text += std::to_string(a.shape(i));
-  }
-  if (a.ndim() == 1) text += ",";
-  return text + ")";
-}
-
-// ``obj`` as a writeable C-contiguous ndarray of the given shape (dims of -1: any), or a
-// one-line ValueError naming what was expected.
-py::array output_array(const py::object& obj, const char* what, const char* dtype_name,
-                       bool (*dtype_ok)(const py::dtype&), std::initializer_list<py::ssize_t> dims) {
-  if (!py::isinstance<py::array>(obj))
-    throw py::value_error(std::string(what) + " must be a numpy array, got " +
-                          std::string(py::str(py::type::of(obj).attr("__name__"))));
-  auto a = py::reinterpret_borrow<py::array>(obj);
-  bool ok = a.ndim() == static_cast<py::ssize_t>(dims.size());
-  if (ok) {
-    int i = 0;
-    for (py::ssize_t d : dims) ok = ok && (d < 0 || a.shape(i) == d), ++i;
-  }
-  std::string expected = "(";
-  {
-    int i = 0;
-    for (py::ssize_t d : dims) {
-      if (i++) expected += ", ";
-      expected += d < 0 ? std::string("N") : std::to_string(d);
-    }
-    if (dims.size() == 1) expected += ",";
-    expected += ")";
-  }
-  if (!ok || !dtype_ok(a.dtype()))
-    throw py::value_error(std::string(what) + " must be a " + dtype_name + " array of shape " +
-                          expected + ", got " + std::string(py::str(a.dtype())) + " " +
-                          shape_str(a));
-  if (!(a.flags() & py::array::c_style) || !a.writeable())
-    throw py::value_error(std::string(what) + " must be C-contiguous and writeable");
-  return a;
-}
+using zav::pyutil::checked_array;
+using zav::pyutil::is_byte;
+using zav::pyutil::is_float32;
+using zav::pyutil::native_order;
+using zav::pyutil::shape_str;
 
 void check_layout_entries(const py::sequence& entries, const float* scale) {
   const auto native = zav::observation_layout();
@@ -163,7 +111,7 @@ int checked_seat(const Core& core, py::handle seat_obj) {
 void observe(const Core& core, py::object seat, py::object out) {
   ensure_configured();
   const int s = checked_seat(core, seat);
-  py::array a = output_array(out, "out", "float32", is_float32, {zav::OBS_SIZE});
+  py::array a = checked_array(out, "out", "float32", is_float32, {zav::OBS_SIZE});
   zav::encode_observation(core.s, s, static_cast<float*>(a.mutable_data()));
 }
 
@@ -180,7 +128,7 @@ void observe_batch(py::sequence cores, py::object seats_obj, py::object out) {
     throw py::value_error("seats must be an int64 numpy array of shape (" + std::to_string(n) +
                           ",), got " + std::string(py::str(seats.dtype())) + " " +
                           shape_str(seats));
-  py::array a = output_array(out, "out", "float32", is_float32, {n, zav::OBS_SIZE});
+  py::array a = checked_array(out, "out", "float32", is_float32, {n, zav::OBS_SIZE});
   float* dst = static_cast<float*>(a.mutable_data());
   const auto stride = seats.strides(0);
   const char* seat_bytes = static_cast<const char*>(seats.data());
@@ -218,14 +166,14 @@ py::array_t<double> observe_raw(const Core& core, py::object seat) {
 }
 
 void action_mask(Core& core, py::object out) {
-  py::array a = output_array(out, "out", "int8", is_byte_mask, {zav::NUM_ACTIONS});
+  py::array a = checked_array(out, "out", "int8", is_byte, {zav::NUM_ACTIONS});
   const int n = core.refresh_legal();
   zav::encode_mask(core.legal, n, static_cast<int8_t*>(a.mutable_data()), zav::NUM_ACTIONS);
 }
 
 void action_mask_batch(py::sequence cores, py::object out) {
   const py::ssize_t n = static_cast<py::ssize_t>(py::len(cores));
-  py::array a = output_array(out, "out", "int8", is_byte_mask, {n, zav::NUM_ACTIONS});
+  py::array a = checked_array(out, "out", "int8", is_byte, {n, zav::NUM_ACTIONS});
   auto* dst = static_cast<int8_t*>(a.mutable_data());
   for (py::ssize_t i = 0; i < n; ++i) {
     Core& core = cores[i].cast<Core&>();

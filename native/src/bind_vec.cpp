@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "pyutil.hpp"
 #include "heuristic.hpp"
 #include "observe.hpp"
 #include "vec.hpp"
@@ -50,99 +51,12 @@ namespace {
 
 constexpr const char* MODULE = "zavandor_env.engine._native";
 
-bool native_order(const py::dtype& dt) {
-  const char order = dt.byteorder();
-  const uint16_t probe = 1;
-  const bool little = *reinterpret_cast<const uint8_t*>(&probe) == 1;
-  return order == '=' || order == '|' || order == (little ? '<' : '>');
-}
-
-template <typename T>
-bool is_exact(const py::dtype& dt) {
-  return dt.num() == py::dtype::of<T>().num() && native_order(dt);
-}
-
-bool is_byte(const py::dtype& dt) {  // int8, uint8 or bool
-  const int num = dt.num();
-  return num == py::detail::npy_api::NPY_BYTE_ || num == py::detail::npy_api::NPY_UBYTE_ ||
-         num == py::detail::npy_api::NPY_BOOL_;
-}
-
-bool is_int64(const py::dtype& dt) {
-  return dt.kind() == 'i' && dt.itemsize() == 8 && native_order(dt);
-}
-bool is_int32(const py::dtype& dt) {
-  return dt.kind() == 'i' && dt.itemsize() == 4 && native_order(dt);
-}
-bool is_float32(const py::dtype& dt) {
-  return dt.kind() == 'f' && dt.itemsize() == 4 && native_order(dt);
-}
-
-std::string shape_str(const py::array& a) {
-  std::string text = "(";
-  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
-    if (i) text += ", ";
-    text += std::to_string(a.shape(i));
-  }
-  if (a.ndim() == 1) text += ",";
-  return text + ")";
-}
-
-std::string dims_str(std::initializer_list<py::ssize_t> dims) {
-  std::string text = "(";
-  int i = 0;
-  for (py::ssize_t d : dims) {
-    if (i++) text += ", ";
-    text += std::to_string(d);
-  }
-  if (dims.size() == 1) text += ",";
-  return text + ")";
-}
-
-// obj as a C-contiguous array of exactly `dims` whose dtype passes `ok`; writeable unless
-// `input`.  Otherwise a one-line ValueError saying what was expected and what was given.
-void* buffer(const py::handle& obj, const char* what, const char* dtype_name,
-             bool (*ok)(const py::dtype&), std::initializer_list<py::ssize_t> dims,
-             bool input = false) {
-  const std::string expected =
-      std::string(what) + " must be a " + dtype_name + " numpy array of shape " + dims_str(dims);
-  if (!py::isinstance<py::array>(obj))
-    throw py::value_error(expected + ", got " +
-                          std::string(py::str(py::type::of(obj).attr("__name__"))));
-  auto a = py::reinterpret_borrow<py::array>(obj);
-  bool good = a.ndim() == static_cast<py::ssize_t>(dims.size()) && ok(a.dtype());
-  if (good) {
-    int i = 0;
-    for (py::ssize_t d : dims) good = good && a.shape(i++) == d;
-  }
-  if (!good)
-    throw py::value_error(expected + ", got " + std::string(py::str(a.dtype())) + " " +
-                          shape_str(a));
-  if (!(a.flags() & py::array::c_style))
-    throw py::value_error(std::string(what) + " must be C-contiguous");
-  if (!input && !a.writeable()) throw py::value_error(std::string(what) + " must be writeable");
-  return input ? const_cast<void*>(a.data()) : a.mutable_data();
-}
-
-// A non-negative Python int as 32-bit words, least significant first (random.seed(int)).
-std::vector<uint32_t> seed_words(const py::handle& seed) {
-  if (PyBool_Check(seed.ptr()) || !PyIndex_Check(seed.ptr()))
-    throw py::value_error("seed must be a non-negative integer, got " +
-                          std::string(py::repr(seed)));
-  py::int_ value = py::reinterpret_steal<py::int_>(PyNumber_Index(seed.ptr()));
-  if (!value) throw py::error_already_set();
-  py::object zero = py::int_(0);
-  if (value < zero)
-    throw py::value_error("seed must be a non-negative integer, got " +
-                          std::string(py::repr(seed)));
-  std::vector<uint32_t> words;
-  py::object x = value, mask = py::int_(0xffffffffu), shift = py::int_(32);
-  while (x > zero || words.empty()) {
-    words.push_back((x & mask).cast<uint32_t>());
-    x = x.attr("__rshift__")(shift);
-  }
-  return words;
-}
+using zav::pyutil::buffer;
+using zav::pyutil::is_byte;
+using zav::pyutil::is_float32;
+using zav::pyutil::is_int32;
+using zav::pyutil::is_int64;
+using zav::pyutil::seed_words;
 
 // An integer argument (Python or NumPy int; not bool) or a one-line ValueError.
 long long integer(const py::handle& obj, const char* what) {

@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "pyutil.hpp"
 
 namespace py = pybind11;
 using namespace zav;
+using zav::pyutil::seed_words;
 
 // The other parts of the module register their functions themselves
 // (bind_observe.cpp, bind_heuristic.cpp, bind_vec.cpp, bind_mcts.cpp).
@@ -86,32 +88,6 @@ py::dict config_to_dict(const Config& c) {
   d["skip_forced_decisions"] = c.skip_forced_decisions;
   d["no_undo_activation"] = c.no_undo_activation;
   return d;
-}
-
-// A Python int >= 0 of any size as 32-bit words, least significant first (random.seed(int)).
-// Python and NumPy integers pass (anything with __index__); bools, floats and the rest do not.
-std::vector<uint32_t> seed_words(const py::handle& seed) {
-  if (PyBool_Check(seed.ptr()) || PyFloat_Check(seed.ptr()))
-    throw py::value_error("seed must be a non-negative integer");
-  PyObject* index = PyNumber_Index(seed.ptr());
-  if (!index) {
-    PyErr_Clear();
-    throw py::value_error("seed must be a non-negative integer");
-  }
-  py::int_ value = py::reinterpret_steal<py::int_>(index);
-  if (value.attr("__lt__")(py::int_(0)).cast<bool>())
-    throw py::value_error("seed must be a non-negative integer");
-  std::size_t bits = value.attr("bit_length")().cast<std::size_t>();
-  std::size_t nwords = bits == 0 ? 1 : (bits + 31) / 32;
-  py::bytes raw = value.attr("to_bytes")(nwords * 4, "little");
-  std::string b = raw;
-  std::vector<uint32_t> words(nwords);
-  for (std::size_t i = 0; i < nwords; ++i)
-    words[i] = static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i])) |
-               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 1])) << 8 |
-               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 2])) << 16 |
-               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 3])) << 24;
-  return words;
 }
 
 template <typename It>

@@ -34,7 +34,7 @@ from .config import GameConfig
 from .errors import IllegalActionError, ReplayError
 from .flow import new_state, start_round
 from .hands import Hand, hand_of
-from .native import core_from_state, make_native_class, new_core, resolve_backend
+from .native import core_from_state, new_core, resolve_backend
 from .outcome import Outcome, game_outcome
 from .scoring import winners
 from .state import GameState, Phase, Purchase
@@ -93,6 +93,9 @@ class Game:
     # _core, _config and _snapshot belong to NativeGame; declaring them here gives both
     # classes one layout, so a native game can hand itself over to Python (see .native).
     __slots__ = ("state", "seed", "_legal", "_core", "_config", "_snapshot")
+    _core: Any
+    _config: GameConfig
+    _snapshot: GameState | None
 
     def __init__(self, state: GameState, seed: int | None = None) -> None:
         self.state = state
@@ -124,9 +127,9 @@ class Game:
         else:  # stored as a plain int: the generator and the JSON save need one
             seed = check_seed(seed, or_none=True)
         if resolve_backend(backend) == "native":
-            native = NativeGame.__new__(NativeGame)
-            native._init_native(new_core(config.to_dict(), seed), config, seed)
-            return native
+            from .native_game import NativeGame  # a subclass: imported when first needed
+
+            return NativeGame.wrap(new_core(config.to_dict(), seed), config, seed)
         game = cls(new_state(config, seed), seed)
         game._skip_forced()
         return game
@@ -393,9 +396,9 @@ class Game:
         if not game.is_over and not game.at_round_end and not game.legal_actions():
             raise ReplayError("malformed saved game: the pending decision has no legal action")
         if resolve_backend(backend) == "native":
-            native = NativeGame.__new__(NativeGame)
-            native._init_native(core_from_state(state), state.config, seed)
-            return native
+            from .native_game import NativeGame
+
+            return NativeGame.wrap(core_from_state(state), state.config, seed)
         return game
 
     @classmethod
@@ -456,9 +459,6 @@ class Game:
             f"phase={self.phase.name}, current={self.current_player}, turn={self.turn_player})"
         )
 
-
-#: ``Game`` on the C++ core (see :mod:`.native`); usable only when :func:`native_available`.
-NativeGame = make_native_class(Game)
 
 
 def action_names(actions: Sequence[int]) -> list[str]:

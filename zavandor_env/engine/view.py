@@ -421,7 +421,8 @@ class NativeView(PlayerView):
         if name not in ("_state", "_seats"):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         state = self._load()
-        PlayerView._state.__set__(self, state)  # type: ignore[attr-defined]
-        PlayerView._seats.__set__(  # type: ignore[attr-defined]
-            self, tuple(SeatView(p, p.seat == self.seat) for p in state.players))
+        slots = PlayerView.__dict__
+        slots["_state"].__set__(self, state)
+        slots["_seats"].__set__(self, tuple(SeatView(p, p.seat == self.seat)
+                                            for p in state.players))
         return getattr(self, name)

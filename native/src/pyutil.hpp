@@ -1,0 +1,121 @@
+// Helpers shared by the Python bindings (bindings.cpp, bind_observe.cpp, bind_vec.cpp, ...):
+// checking caller-provided NumPy buffers, and seeds given as Python integers.  Every check
+// fails with a one-line ValueError saying what was expected and what was given.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace zav::pyutil {
+
+namespace py = pybind11;
+
+inline bool native_order(const py::dtype& dt) {
+  const char order = dt.byteorder();
+  const uint16_t probe = 1;
+  const bool little = *reinterpret_cast<const uint8_t*>(&probe) == 1;
+  return order == '=' || order == '|' || order == (little ? '<' : '>');
+}
+inline bool is_float32(const py::dtype& dt) {
+  return dt.kind() == 'f' && dt.itemsize() == 4 && native_order(dt);
+}
+inline bool is_int32(const py::dtype& dt) {
+  return dt.kind() == 'i' && dt.itemsize() == 4 && native_order(dt);
+}
+inline bool is_int64(const py::dtype& dt) {
+  return dt.kind() == 'i' && dt.itemsize() == 8 && native_order(dt);
+}
+inline bool is_byte(const py::dtype& dt) {  // int8, uint8 or bool
+  const int num = dt.num();
+  return num == py::detail::npy_api::NPY_BYTE_ || num == py::detail::npy_api::NPY_UBYTE_ ||
+         num == py::detail::npy_api::NPY_BOOL_;
+}
+
+inline std::string shape_str(const py::array& a) {
+  std::string text = "(";
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    if (i) text += ", ";
+    text += std::to_string(a.shape(i));
+  }
+  if (a.ndim() == 1) text += ",";
+  return text + ")";
+}
+
+// A shape as Python writes it; a dimension of -1 (any size) shows as N.
+inline std::string dims_str(std::initializer_list<py::ssize_t> dims) {
+  std::string text = "(";
+  int i = 0;
+  for (py::ssize_t d : dims) {
+    if (i++) text += ", ";
+    text += d < 0 ? std::string("N") : std::to_string(d);
+  }
+  if (dims.size() == 1) text += ",";
+  return text + ")";
+}
+
+// obj as a C-contiguous NumPy array of the shape `dims` (-1: any size) whose dtype passes
+// `ok`, writeable unless `input`; else a one-line ValueError.
+inline py::array checked_array(const py::handle& obj, const char* what, const char* dtype_name,
+                               bool (*ok)(const py::dtype&),
+                               std::initializer_list<py::ssize_t> dims, bool input = false) {
+  const std::string expected =
+      std::string(what) + " must be a " + dtype_name + " numpy array of shape " + dims_str(dims);
+  if (!py::isinstance<py::array>(obj))
+    throw py::value_error(expected + ", got " +
+                          std::string(py::str(py::type::of(obj).attr("__name__"))));
+  auto a = py::reinterpret_borrow<py::array>(obj);
+  bool good = a.ndim() == static_cast<py::ssize_t>(dims.size()) && ok(a.dtype());
+  if (good) {
+    int i = 0;
+    for (py::ssize_t d : dims) {
+      good = good && (d < 0 || a.shape(i) == d);
+      ++i;
+    }
+  }
+  if (!good)
+    throw py::value_error(expected + ", got " + std::string(py::str(a.dtype())) + " " +
+                          shape_str(a));
+  if (!(a.flags() & py::array::c_style))
+    throw py::value_error(std::string(what) + " must be C-contiguous");
+  if (!input && !a.writeable()) throw py::value_error(std::string(what) + " must be writeable");
+  return a;
+}
+
+// The data pointer of checked_array(...).
+inline void* buffer(const py::handle& obj, const char* what, const char* dtype_name,
+                    bool (*ok)(const py::dtype&), std::initializer_list<py::ssize_t> dims,
+                    bool input = false) {
+  py::array a = checked_array(obj, what, dtype_name, ok, dims, input);
+  return input ? const_cast<void*>(a.data()) : a.mutable_data();
+}
+
+// A Python int >= 0 of any size as 32-bit words, least significant first (random.seed(int)).
+// Python and NumPy integers pass (anything with __index__); bools, floats and the rest do not.
+inline std::vector<uint32_t> seed_words(const py::handle& seed) {
+  const std::string bad = "seed must be a non-negative integer, got " + std::string(py::repr(seed));
+  if (PyBool_Check(seed.ptr()) || PyFloat_Check(seed.ptr())) throw py::value_error(bad);
+  PyObject* index = PyNumber_Index(seed.ptr());
+  if (!index) {
+    PyErr_Clear();
+    throw py::value_error(bad);
+  }
+  py::int_ value = py::reinterpret_steal<py::int_>(index);
+  if (value.attr("__lt__")(py::int_(0)).cast<bool>()) throw py::value_error(bad);
+  std::size_t bits = value.attr("bit_length")().cast<std::size_t>();
+  std::size_t nwords = bits == 0 ? 1 : (bits + 31) / 32;
+  std::string b = py::bytes(value.attr("to_bytes")(nwords * 4, "little"));
+  std::vector<uint32_t> words(nwords);
+  for (std::size_t i = 0; i < nwords; ++i)
+    words[i] = static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i])) |
+               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 1])) << 8 |
+               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 2])) << 16 |
+               static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 3])) << 24;
+  return words;
+}
+
+}  // namespace zav::pyutil
