@@ -1,0 +1,33 @@
+"""Shared test setup: the rule and property suites run on both engine backends.
+
+Every test of the modules in :data:`BOTH_BACKENDS` runs twice, once with the native core and
+once with the pure-Python engine as the default backend (``ZAVANDOR_BACKEND``), so a scenario
+built with ``scenario.build`` or a game made by ``Game.new`` is checked on each.  Without the
+native core only the Python run exists.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from zavandor_env.engine import native_available
+
+BOTH_BACKENDS = frozenset({
+    "test_rules_auction", "test_rules_round", "test_rules_scenario", "test_rules_turn",
+    "test_properties", "test_golden_replays", "test_engine_api", "test_engine_scripting",
+    "test_economy",
+})
+BACKENDS = ("native", "python") if native_available() else ("python",)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_BACKENDS:
+        metafunc.fixturenames.append("engine_backend")
+        metafunc.parametrize("engine_backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture
+def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The default engine backend for this test (see the module docstring)."""
+    monkeypatch.setenv("ZAVANDOR_BACKEND", request.param)
+    return str(request.param)
