@@ -78,12 +78,10 @@ def test_a_missing_shipped_policy_is_reported_not_a_crash(tmp_path):
     assert [r["opponent"] for r in card["rows"]] == ["random"]
     assert card["skipped"][0]["opponent"] == "shipped"
     assert "does not exist" in card["skipped"][0]["reason"] and "Skipped rows" in md
-    # No policy ships for 6 players: a card of that row alone plays nothing and says so.
+    # A policy ships for every player count: the default card's shipped row plays at 6 too.
     card6 = run_scorecard(ScorecardConfig("random", players=(6,), games=2,
                                           opponents=("shipped",), workers=1), progress=False)
-    assert not card6.rows and "no shipped policy for 6 players" in card6.skipped[0].reason
-    card6.write(tmp_path / "e")
-    assert "no shipped policy for 6 players" in (tmp_path / "e" / "scorecard.md").read_text()
+    assert [r.opponent for r in card6.rows] == ["shipped"] and not card6.skipped
 
 
 def test_a_shipped_policy_that_does_not_load_is_skipped(tmp_path):
