@@ -146,7 +146,9 @@ class PolicyAgent(Agent):
             raise ValueError("PolicyAgent needs the encoded observation (needs_observation)")
         obs = observation["observation"]
         mask = observation["action_mask"]
-        if self.avoid_curse and view.phase in _AUCTION_PHASES and view.config.allow_overbid:
+        # (A caller without a view, e.g. replaying recorded observations, gets the raw mask.)
+        if (self.avoid_curse and view is not None and view.phase in _AUCTION_PHASES
+                and view.config.allow_overbid):
             safe = curse_free(view, legal_actions)
             if len(safe) < len(legal_actions):
                 mask = np.zeros_like(mask)

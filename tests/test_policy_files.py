@@ -215,3 +215,19 @@ def test_train_export_reexports_the_agents_layer_format() -> None:
 
     for name in ("NumpyPolicy", "PolicyFileError", "load_policy", "save_policy"):
         assert getattr(export, name) is getattr(policy_file, name)
+
+
+def test_the_policy_agent_avoids_the_curse_unless_told_not_to() -> None:
+    """The 6-player policy, trained under the affordability filter, overbids under the
+    rulebook's Curse; with ``avoid_curse`` (the default) it never bids what it cannot pay."""
+    from zavandor_env.agents import NaiveAgent, PolicyAgent, play_game
+
+    path = "train/checkpoints/selfplay_6p/policy.npz"
+
+    def cursed(avoid: bool, seed: int) -> bool:
+        agents = [PolicyAgent(path, seed=seed, avoid_curse=avoid)]
+        agents += [NaiveAgent(seed=seed + k) for k in range(1, 6)]
+        return play_game(agents, seed=seed).outcome.eliminated[0]
+
+    assert not any(cursed(True, seed) for seed in range(4))
+    assert any(cursed(False, seed) for seed in range(4))  # the check can fail
