@@ -73,6 +73,7 @@ from zavandor_env.engine.outcome import Outcome, make_outcome
 from zavandor_env.envs.aec import _check_option_names
 from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.envs.rewards import RewardConfig
+from zavandor_env.envs.single_agent import check_learner_seat
 
 __all__ = ["ZavandorVectorEnv", "bench_vector", "bench_vector_row", "outcome_from_arrays"]
 
@@ -165,10 +166,7 @@ class ZavandorVectorEnv(VectorEnv):
         )
         self.config = GameConfig(num_players=num_players, **rule_options)
         n, p = num_envs, num_players
-        if learner_seat is not None and (type(learner_seat) is not int
-                                         or not 0 <= learner_seat < p):
-            raise ValueError(f"learner_seat must be None or a seat 0..{p - 1}, "
-                             f"got {learner_seat!r}")
+        check_learner_seat(learner_seat, p)
         self.num_envs = n
         self.num_players = p
         self.learner_seat = learner_seat

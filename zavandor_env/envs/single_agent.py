@@ -125,11 +125,7 @@ class SingleAgentEnv(gymnasium.Env):
         **options: Any,
     ) -> None:
         self.aec = raw_env(num_players=num_players, **options)
-        if learner_seat is not None and (
-            type(learner_seat) is not int or not 0 <= learner_seat < num_players
-        ):
-            raise ValueError(f"learner_seat must be None or a seat 0..{num_players - 1}, "
-                             f"got {learner_seat!r}")
+        check_learner_seat(learner_seat, num_players)
         self._renderer = Renderer(render_mode)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', "
@@ -279,3 +275,12 @@ class SingleAgentEnv(gymnasium.Env):
                                if opponent.needs_observation else None)
                 action = opponent.act(observation, game.view(seat), legal)  # type: ignore[arg-type]
             aec.step(action)
+
+
+def check_learner_seat(learner_seat: object, num_players: int) -> None:
+    """``learner_seat`` is None (drawn each episode) or a seat; else a one-line ValueError."""
+    if learner_seat is not None and (
+        type(learner_seat) is not int or not 0 <= learner_seat < num_players
+    ):
+        raise ValueError(f"learner_seat must be None or a seat 0..{num_players - 1}, "
+                         f"got {learner_seat!r}")
