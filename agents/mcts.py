@@ -1,38 +1,68 @@
-"""Information-set Monte Carlo tree search over determinized engine states.
+"""Monte Carlo search over determinized engine states: flat (the default) or IS-MCTS.
 
-Algorithm (single-observer IS-MCTS, Cowling, Powley & Whitehouse 2012, with UCT):
+Both algorithms draw **determinizations**: full games consistent with what the searching
+seat knows (:func:`zavandor_env.engine.determinize.determinize`: opponents' card values,
+9-Sages cards and deck orders redrawn, generator reseeded, so the real draws stay unknown).
 
-1. Each iteration draws a **determinization**: a full game consistent with what the searching
-   seat knows (:func:`zavandor_env.engine.determinize.determinize`: opponents' card values,
-   9-Sages cards and deck orders redrawn, generator reseeded, so the real draws stay unknown).
+``algorithm="flat"`` (the default; a flat Monte Carlo / PIMC search around the heuristic):
+
+1. Each determinization is played out once from **every** allowed root action (common random
+   numbers: the same sample and the same generator for all of them, the heuristic's own choice
+   first); after the root action every seat, the searching one included, plays the rollout
+   policy (the heuristic) -- to the end of the game with ``horizon_rounds=0``.  An iteration
+   is one such playout.
+2. The action with the best mean reward is played -- but only if it beats the heuristic's
+   choice on the paired differences of the same samples by more than ``switch_z`` standard
+   errors over at least ``min_pairs`` samples; otherwise the heuristic's choice stays.  This is
+   one step of policy improvement over the heuristic, with the heuristic as the model of the
+   opponents, and it never leaves the heuristic's plan on noise: small budgets play like the
+   heuristic, larger ones switch where the difference is clear.
+
+``algorithm="tree"`` (single-observer IS-MCTS, Cowling, Powley & Whitehouse 2012, with UCT):
+
+1. Each iteration draws a determinization.
 2. **Selection** walks one tree shared by all determinizations; a node's children are
    actions, and only those legal in this determinization compete, by UCB1 with
-   *availability* counts (how often the action was legal when its parent was visited).  Every
-   seat's decisions are in the tree; each edge keeps the reward of the seat that chose it.
+   *availability* counts (how often the action was legal when its parent was visited).  With
+   ``opponent_model="search"`` every seat's decisions are in the tree and each edge keeps the
+   reward of the seat that chose it; with ``opponent_model="heuristic"`` only the searching
+   seat's decisions are nodes and the other seats play the heuristic in every
+   determinization.  ``max_depth`` > 0 caps the tree edges per iteration.
    The heuristic's own choice gets a progressive bias ``prior_weight / (n + 1)``, so small
    budgets fall back on the heuristic instead of on noise.
 3. **Expansion** adds one untried action (the heuristic's first).
 4. **Rollout** plays on with the heuristic policy (``rollout: heuristic``) or uniformly
    random legal actions (``rollout: random``) for every seat, and is **truncated** once
    ``horizon_rounds`` further round boundaries have passed (or the game ends).
-5. **Evaluation**: a finished game scores 1 for each winner (shared) and 0 otherwise; a
-   truncated rollout scores each seat by a logistic of its *evaluation* minus the best
-   other seat's, where evaluation = current VP + (expected income x remaining rounds x
-   efficiency + liquid energy) / vp_energy -- the heuristic's own exchange rate between
-   energy and VP.  ``eval_scale`` VP of lead is worth about 0.73.
-6. The most visited root action is played.
+5. The most visited root action is played.
+
+**Evaluation** (both): a finished game scores half the win share (1 for each winner, shared)
+and half a logistic of the VP margin over the best other seat; a truncated rollout scores each
+seat by a logistic of its *evaluation* minus the best other seat's, where evaluation = current
+VP + (expected income x remaining rounds x efficiency + liquid energy) / vp_energy -- the
+heuristic's own exchange rate between energy and VP.  ``eval_scale`` VP of lead is worth about
+0.73.
+
+Measured against the heuristic (2 players, docs in tests/test_native_mcts.py): the old tree
+search with one-round truncated rollouts wins about 0.8 at 16 iterations but gets *weaker* with
+more (0.125 at 200 iterations): the truncated evaluation ignores long-term investments and the
+progressive bias fades.  The flat search with full rollouts and ``switch_z=2`` plays like the
+heuristic at 16 iterations (0.5), wins 0.93 at 64 and 0.97 at 150-400 and at 0.1 s a move.
+``MCTSAgent(algorithm="tree", horizon_rounds=1)`` (with the other old defaults) is the old
+agent.
 
 Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins).
 Decisions outside phase 3 and bidding (debts, lost gems, free levels) are left to the
 heuristic when ``search_all`` is false, which saves most of the time for little loss.
 
 Engines: the search runs in C++ (``engine="native"``: ``native/src/mcts.cpp``, the same
-algorithm on the native rules engine and heuristic, some hundred times faster) or in this
+algorithms on the native rules engine and heuristic, some hundred times faster) or in this
 module (``engine="python"``, the readable reference).  The default takes the native search when
 the extension is built with it.  The native search seeded with ``s`` makes the draws of this
-module's search from ``random.Random(s)`` and grows the same tree (the native determinizer
-only puts the hidden artifact deck in a canonical order before shuffling it, so that no sample
-depends on that order); the agent seeds it from its own generator at each decision.
+module's search from ``random.Random(s)`` and gets the same root statistics (the native
+determinizer only puts the hidden artifact deck in a canonical order before shuffling it, so
+that no sample depends on that order); the agent seeds it from its own generator at each
+decision.
 """
 
 from __future__ import annotations
@@ -77,16 +107,19 @@ class _Node:
 
 
 class MCTSAgent(Agent):
-    """IS-MCTS with heuristic (or random) rollouts; see the module docstring.
+    """Flat Monte Carlo search or IS-MCTS with heuristic (or random) rollouts; see the module
+    docstring.  The defaults are the flat search with rollouts to the end of the game; the
+    agent before it is ``MCTSAgent(algorithm="tree", horizon_rounds=1)``.
 
     Args:
         seed: seeds determinizations, rollouts and tie-breaks.
         iterations: iterations per decision (used when ``seconds`` is None).
         seconds: wall-clock budget per decision (overrides ``iterations``).
         rollout: ``"heuristic"`` or ``"random"``.
-        horizon_rounds: truncate rollouts after this many round boundaries (0: never).
-        c: UCB exploration constant.
-        prior_weight: progressive bias towards the heuristic's choice.
+        horizon_rounds: truncate rollouts after this many round boundaries (0: never, the
+            default; the tree search used 1).
+        c: UCB exploration constant (tree).
+        prior_weight: progressive bias towards the heuristic's choice (tree).
         eval_scale: VP lead that maps to a win estimate of about 0.73.
         search_all: search every decision, not only phase-3 and bidding decisions.
         avoid_curse: never choose a bid or an opening it could not pay, even by selling every
@@ -97,6 +130,16 @@ class MCTSAgent(Agent):
         weights: heuristic weights (rollout policy and evaluation), as in HeuristicAgent.
         engine: ``"native"`` (the C++ search), ``"python"`` (this module), or None for the
             native one when the extension provides it (else Python).
+        algorithm: ``"flat"`` (every root action played out from each determinization, the
+            heuristic's choice kept unless beaten significantly) or ``"tree"`` (IS-MCTS).
+        switch_z: flat: how many standard errors of the paired differences the best action's
+            advantage over the heuristic's choice must exceed to replace it.
+        min_pairs: flat: the fewest paired samples on which the heuristic's choice may be
+            replaced.
+        opponent_model: tree: ``"search"`` (every seat's decisions are tree nodes, chosen by
+            UCB) or ``"heuristic"`` (only this seat's decisions are searched; the others
+            play the heuristic in every determinization).
+        max_depth: tree: at most this many tree edges per iteration (0: unlimited).
     """
 
     name = "mcts"
@@ -107,7 +150,7 @@ class MCTSAgent(Agent):
         iterations: int = 64,
         seconds: float | None = None,
         rollout: str = "heuristic",
-        horizon_rounds: int = 1,
+        horizon_rounds: int = 0,
         c: float = 0.7,
         prior_weight: float = 1.0,
         eval_scale: float = 5.0,
@@ -115,6 +158,11 @@ class MCTSAgent(Agent):
         avoid_curse: bool = True,
         weights: HeuristicWeights | Mapping[str, Any] | None = None,
         engine: str | None = None,
+        algorithm: str = "flat",
+        switch_z: float = 2.0,
+        min_pairs: int = 4,
+        opponent_model: str = "search",
+        max_depth: int = 0,
     ) -> None:
         super().__init__(seed)
         if rollout not in ("heuristic", "random"):
@@ -133,6 +181,20 @@ class MCTSAgent(Agent):
         self.search_all = search_all
         self.avoid_curse = avoid_curse
         self.w = resolve_weights(weights)
+        if algorithm not in ("flat", "tree"):
+            raise ValueError(f"algorithm must be 'flat' or 'tree', got {algorithm!r}")
+        if opponent_model not in ("search", "heuristic"):
+            raise ValueError(
+                f"opponent_model must be 'search' or 'heuristic', got {opponent_model!r}")
+        if type(max_depth) is not int or max_depth < 0:
+            raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
+        if type(min_pairs) is not int or min_pairs < 0:
+            raise ValueError(f"min_pairs must be a non-negative integer, got {min_pairs!r}")
+        self.opponent_model = opponent_model
+        self.max_depth = max_depth
+        self.algorithm = algorithm
+        self.switch_z = switch_z
+        self.min_pairs = min_pairs
         self.last_iterations = 0
         if engine is not None and engine not in ENGINES:
             raise ValueError(f"engine must be 'native' or 'python', got {engine!r}")
@@ -160,6 +222,9 @@ class MCTSAgent(Agent):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # An agent pickled before the flat search existed was a tree search.
+        self.__dict__.update({"algorithm": "tree", "switch_z": 2.0, "min_pairs": 4,
+                              "opponent_model": "search", "max_depth": 0})
         self.__dict__.update(state)
         self._attach_native()
 
@@ -196,7 +261,9 @@ class MCTSAgent(Agent):
         params = {
             "rollout": self.rollout, "horizon_rounds": self.horizon_rounds, "c": self.c,
             "prior_weight": self.prior_weight, "eval_scale": self.eval_scale,
-            "avoid_curse": self.avoid_curse,
+            "avoid_curse": self.avoid_curse, "opponent_model": self.opponent_model,
+            "max_depth": self.max_depth, "algorithm": self.algorithm, "switch_z": self.switch_z,
+            "min_pairs": self.min_pairs,
         }
         if self.seconds is None:
             params["iterations"] = self.iterations
@@ -211,6 +278,8 @@ class MCTSAgent(Agent):
         return action
 
     def _search_python(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        if self.algorithm == "flat":
+            return self._search_flat(view, legal_actions)
         root = _Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
@@ -223,7 +292,7 @@ class MCTSAgent(Agent):
             game = determinize(view, self.rng)
             if self.avoid_curse:
                 game.state.config = _without_overbids(game.state.config)
-            self._iterate(root, game, view.round)
+            self._iterate(root, game, view.round, view.seat)
             done += 1
         self.last_iterations = done
         self.last_root = root  # for tests (the native search's twin: _native._mcts_root_stats)
@@ -239,7 +308,87 @@ class MCTSAgent(Agent):
         )
         return best if best is not None else choose(view, legal_actions, self.w)
 
-    def _iterate(self, root: _Node, game: Game, root_round: int) -> None:
+    def _search_flat(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        """``algorithm="flat"``: every sample played out once from each root action (common
+        random numbers), the heuristic's choice first; see the module docstring."""
+        seat = view.seat
+        state = view._state.clone()
+        if self.avoid_curse:
+            state.config = _without_overbids(state.config)
+        prior = choose(PlayerView(state, seat), Game(state).legal_actions(), self.w)
+        legal = list(legal_actions)
+        order = [prior] if prior in legal else []
+        order += [a for a in legal if a != prior]
+        has_prior = bool(order) and order[0] == prior
+        root = _Node()
+        for a in order:
+            root.edges[a] = [0, 0.0, 0, None]  # visits, reward sum, availability
+        pairs = [0] * len(order)
+        dsum = [0.0] * len(order)
+        dsq = [0.0] * len(order)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        stop = False
+        while not stop:
+            sample = determinize(view, self.rng)
+            if self.avoid_curse:
+                sample.state.config = _without_overbids(sample.state.config)
+            legal_here = set(sample.legal_actions())
+            prior_reward = None
+            for k, a in enumerate(order):
+                if deadline is not None:
+                    if done > 0 and time.perf_counter() >= deadline:
+                        stop = True
+                        break
+                elif done >= self.iterations:
+                    stop = True
+                    break
+                if a not in legal_here:
+                    continue
+                edge = root.edges[a]
+                edge[2] += 1
+                game = sample.clone()
+                game.apply(a)
+                views = [PlayerView(game.state, s) for s in range(game.num_players)]
+                if not game.is_over:
+                    self._rollout(game, views, view.round)
+                r = self._evaluate(game, views)[seat]
+                edge[0] += 1
+                edge[1] += r
+                if k == 0 and has_prior:
+                    prior_reward = r
+                elif prior_reward is not None:
+                    d = r - prior_reward
+                    pairs[k] += 1
+                    dsum[k] += d
+                    dsq[k] += d * d
+                done += 1
+        self.last_iterations = done
+        self.last_root = root
+        best, best_mean = -1, 0.0
+        for k, a in enumerate(order):
+            visits, total = root.edges[a][0], root.edges[a][1]
+            if visits == 0:
+                continue
+            mean = total / visits
+            if best < 0 or mean > best_mean:
+                best, best_mean = k, mean
+        if best < 0:
+            return order[0]
+        if has_prior and best != 0 and root.edges[prior][0] > 0:
+            # Keep the heuristic's choice unless the challenger's paired advantage over it is
+            # significant (switch_z standard errors).
+            m = pairs[best]
+            switch = m > 0 and m >= self.min_pairs
+            if switch:
+                mean_d = dsum[best] / m
+                var = max(0.0, (dsq[best] - m * mean_d * mean_d) / (m - 1)) if m > 1 else 0.0
+                switch = mean_d > self.switch_z * math.sqrt(var / m) and mean_d > 0
+            if not switch:
+                best = 0
+        return order[best]
+
+    def _iterate(self, root: _Node, game: Game, root_round: int, root_seat: int = -1) -> None:
         state = game.state
         n = game.num_players
         views = [PlayerView(state, s) for s in range(n)]
@@ -250,6 +399,11 @@ class MCTSAgent(Agent):
             seat = game.current_player
             legal = game.legal_actions()
             prior = choose(views[seat], legal, self.w)
+            if self.opponent_model == "heuristic" and seat != root_seat:
+                game.apply(prior)  # the opponent model: no node
+                continue
+            if self.max_depth > 0 and len(path) >= self.max_depth:
+                break
             edges = node.edges
             untried = [a for a in legal if a not in edges]
             for a in legal:

@@ -4,11 +4,14 @@
 //   mcts_search(core, seat, legal, params, weights, seed) -> (action, iterations)
 //       agents/mcts.py MCTSAgent.search for the deciding seat of a Core.  params: a dict with
 //       any of iterations (int > 0, default 64), seconds (float > 0 or None: wall-clock budget,
-//       overrides iterations), rollout ("heuristic" | "random"), horizon_rounds (int),
-//       c, prior_weight, eval_scale (numbers), avoid_curse (bool, default True); unknown keys
-//       raise ValueError.  weights: a HeuristicWeights (bind_heuristic.cpp).  seed: an integer
-//       in [0, 2**64) seeding determinizations, expansion tie-breaks and random rollouts.  The
-//       core is only read; the GIL is released while searching.
+//       overrides iterations), algorithm ("flat" | "tree", default "flat"), rollout
+//       ("heuristic" | "random"), horizon_rounds (int, default 0: to the end), c,
+//       prior_weight, eval_scale, switch_z (numbers), min_pairs, max_depth (ints >= 0),
+//       opponent_model ("search" | "heuristic"), avoid_curse (bool, default True): the
+//       defaults of MCTSAgent; unknown keys raise ValueError.  weights: a HeuristicWeights
+//       (bind_heuristic.cpp).  seed: an integer in [0, 2**64) seeding determinizations,
+//       expansion tie-breaks and random rollouts.  The core is only read; the GIL is released
+//       while searching.
 //   _mcts_root_stats() -> list[(action, visits, avail, total)]
 //       the root edges of this thread's last search, in expansion order, for the tests.
 //   _mcts_determinize(core, seat, seed) -> Core
@@ -35,7 +38,9 @@ namespace py = pybind11;
 namespace {
 
 const char* const PARAM_KEYS[] = {"iterations",   "seconds",    "rollout",    "horizon_rounds",
-                                  "c",            "prior_weight", "eval_scale", "avoid_curse"};
+                                  "c",            "prior_weight", "eval_scale", "avoid_curse",
+                                  "opponent_model", "max_depth", "algorithm", "switch_z",
+                                  "min_pairs"};
 
 double number(const py::handle& v, const char* key) {
   if (py::isinstance<py::bool_>(v) ||
@@ -64,7 +69,8 @@ zav::MctsParams params_from_dict(const py::dict& d) {
     if (!known)
       throw py::value_error("mcts_search: unknown parameter '" + key +
                             "'; known: iterations, seconds, rollout, horizon_rounds, c, "
-                            "prior_weight, eval_scale, avoid_curse");
+                            "prior_weight, eval_scale, avoid_curse, opponent_model, max_depth, "
+                            "algorithm, switch_z, min_pairs");
   }
   if (d.contains("iterations") && !d["iterations"].is_none()) {
     p.iterations = integer(d["iterations"], "iterations");
@@ -95,6 +101,36 @@ zav::MctsParams params_from_dict(const py::dict& d) {
     if (p.eval_scale == 0) throw py::value_error("mcts_search: eval_scale must not be 0");
   }
   if (d.contains("avoid_curse")) p.avoid_curse = py::bool_(d["avoid_curse"]).cast<bool>();
+  if (d.contains("opponent_model")) {
+    std::string m = py::str(d["opponent_model"]);
+    if (m == "search")
+      p.heuristic_opponents = false;
+    else if (m == "heuristic")
+      p.heuristic_opponents = true;
+    else
+      throw py::value_error("mcts_search: opponent_model must be 'search' or 'heuristic', got '" +
+                            m + "'");
+  }
+  if (d.contains("max_depth")) {
+    long long h = integer(d["max_depth"], "max_depth");
+    if (h < 0) throw py::value_error("mcts_search: max_depth must not be negative");
+    p.max_depth = static_cast<int>(std::min(h, 1000000LL));
+  }
+  if (d.contains("algorithm")) {
+    std::string a = py::str(d["algorithm"]);
+    if (a == "tree")
+      p.flat = false;
+    else if (a == "flat")
+      p.flat = true;
+    else
+      throw py::value_error("mcts_search: algorithm must be 'tree' or 'flat', got '" + a + "'");
+  }
+  if (d.contains("switch_z")) p.switch_z = number(d["switch_z"], "switch_z");
+  if (d.contains("min_pairs")) {
+    long long m = integer(d["min_pairs"], "min_pairs");
+    if (m < 0) throw py::value_error("mcts_search: min_pairs must not be negative");
+    p.min_pairs = static_cast<int>(std::min(m, 1000000000LL));
+  }
   return p;
 }
 

@@ -342,6 +342,11 @@ void MctsSearch::iterate(int root_round) {
   while (!is_over(s)) {
     const int seat = s.current_player;
     const int prior = heuristic_choose(s, seat, *w_, legal_, nlegal_);
+    if (p_->heuristic_opponents && seat != root_seat_) {  // the opponent model: no node
+      apply(prior);
+      continue;
+    }
+    if (p_->max_depth > 0 && static_cast<int>(path_.size()) >= p_->max_depth) break;
     for (int e = nodes_[node].first_edge; e >= 0; e = edges_[e].next) slot_[edges_[e].action] = e;
     int untried[NUM_ACTIONS];
     int nu = 0;
@@ -424,6 +429,7 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
 
   p_ = &params;
   w_ = &w;
+  root_seat_ = seat;
   rng_.seed_u64(seed);
   base_ = real;
   base_.history.clear();  // never read by the rules
@@ -438,6 +444,7 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
   const auto deadline =
       start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(
                   timed ? params.seconds : 0.0));
+  if (params.flat) return flat_search(seat, allowed, n_allowed, real.round, timed, deadline);
   long long done = 0;
   while (true) {
     if (timed) {
@@ -467,6 +474,110 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
     }
   }
   result.action = best >= 0 ? best : heuristic_choose(real, seat, w, allowed, n_allowed);
+  return result;
+}
+
+MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, int root_round,
+                                   bool timed, std::chrono::steady_clock::time_point deadline) {
+  using clock = std::chrono::steady_clock;
+  const MctsParams& params = *p_;
+  // The heuristic's choice (under the searched config), played first in every sample.
+  int base_legal[NUM_ACTIONS];
+  const int nb = legal_actions(base_, base_legal);
+  const int prior = heuristic_choose(base_, seat, *w_, base_legal, nb);
+  int order[NUM_ACTIONS];
+  int n = 0;
+  for (int i = 0; i < n_allowed; ++i)
+    if (allowed[i] == prior) order[n++] = prior;
+  for (int i = 0; i < n_allowed; ++i)
+    if (allowed[i] != prior) order[n++] = allowed[i];
+  const bool has_prior = n > 0 && order[0] == prior;
+  // Per root action (indexed by position in order): playouts, reward sum, and the paired
+  // differences to the prior's reward in the same sample (count, sum, sum of squares).
+  int visits[NUM_ACTIONS] = {};
+  double total[NUM_ACTIONS] = {};
+  int pairs[NUM_ACTIONS] = {};
+  double dsum[NUM_ACTIONS] = {}, dsq[NUM_ACTIONS] = {};
+  // The root appears in root_stats() as a one-level tree.
+  nodes_.clear();
+  edges_.clear();
+  nodes_.push_back(Node{-1, -1});
+  int edge_of[NUM_ACTIONS];
+  for (int k = 0; k < n; ++k) edge_of[k] = add_edge(0, order[k]);
+  long long done = 0;
+  bool stop = false;
+  while (!stop) {
+    det_.sample(rng_, sample_);
+    int sl[NUM_ACTIONS];
+    const int ns = legal_actions(sample_, sl);
+    bool legal_here[NUM_ACTIONS] = {};
+    for (int i = 0; i < ns; ++i) legal_here[sl[i]] = true;
+    double prior_reward = 0.0;
+    bool prior_played = false;
+    for (int k = 0; k < n; ++k) {
+      if (timed) {
+        if (done > 0 && clock::now() >= deadline) {
+          stop = true;
+          break;
+        }
+      } else if (done >= params.iterations) {
+        stop = true;
+        break;
+      }
+      const int a = order[k];
+      if (!legal_here[a]) continue;
+      edges_[edge_of[k]].avail += 1;
+      work_ = sample_;
+      apply(a);
+      if (!is_over(work_)) rollout(root_round);
+      double rewards[MAX_PLAYERS];
+      evaluate(rewards);
+      const double r = rewards[seat];
+      visits[k] += 1;
+      total[k] += r;
+      edges_[edge_of[k]].visits += 1;
+      edges_[edge_of[k]].total += r;
+      if (k == 0 && has_prior) {
+        prior_reward = r;
+        prior_played = true;
+      } else if (prior_played) {
+        const double d = r - prior_reward;
+        pairs[k] += 1;
+        dsum[k] += d;
+        dsq[k] += d * d;
+      }
+      ++done;
+    }
+  }
+  for (int k = 0; k < n; ++k) edges_[edge_of[k]].avail -= 1;  // add_edge counted one
+  MctsResult result;
+  result.iterations = done;
+  int best = -1;
+  double best_mean = 0.0;
+  for (int k = 0; k < n; ++k) {
+    if (visits[k] == 0) continue;
+    const double mean = total[k] / visits[k];
+    if (best < 0 || mean > best_mean) {
+      best = k;
+      best_mean = mean;
+    }
+  }
+  if (best < 0) {
+    result.action = has_prior ? prior : order[0];
+    return result;
+  }
+  if (has_prior && best != 0 && visits[0] > 0) {
+    // Keep the heuristic's choice unless the challenger's paired advantage is significant.
+    const int m = pairs[best];
+    bool switch_ = m > 0 && m >= params.min_pairs;
+    if (switch_) {
+      const double mean_d = dsum[best] / m;
+      const double var = m > 1 ? std::max(0.0, (dsq[best] - m * mean_d * mean_d) / (m - 1)) : 0.0;
+      switch_ = mean_d > params.switch_z * std::sqrt(var / m) && mean_d > 0;
+    }
+    if (!switch_) best = 0;
+  }
+  result.action = order[best];
   return result;
 }
 

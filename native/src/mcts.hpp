@@ -1,25 +1,33 @@
-// Information-set Monte Carlo tree search in C++: the algorithm of agents/mcts.py (MCTSAgent),
-// with the determinizer of zavandor_env/engine/determinize.py, on the native rules engine and
-// the native heuristic (heuristic.hpp).  agents/mcts.py stays the readable reference; its module
-// docstring explains the algorithm.  In short, per iteration:
+// Monte Carlo search in C++: the algorithms of agents/mcts.py (MCTSAgent), with the
+// determinizer of zavandor_env/engine/determinize.py, on the native rules engine and the native
+// heuristic (heuristic.hpp).  agents/mcts.py stays the readable reference; its module docstring
+// explains the algorithms.  Both start each iteration with
 //
-//   1. determinize: a full state consistent with what the searching seat knows (the other
+//   0. determinize: a full state consistent with what the searching seat knows (the other
 //      seats' card values and 9-Sages cards and every deck order redrawn, the artifact deck
-//      reshuffled within its letters, the generator reseeded);
-//   2. selection in one tree shared by all determinizations: UCB1 over the actions legal in
+//      reshuffled within its letters, the generator reseeded).
+//
+// "flat" (MctsParams::flat, the default): every allowed root action is played out from each
+// determinization (the heuristic's choice first), then the rollout policy for every seat; the
+// best mean reward wins if its paired advantage over the heuristic's choice is significant
+// (switch_z standard errors, min_pairs samples), else the heuristic's choice stays.
+//
+// "tree" (IS-MCTS), per iteration:
+//   1. selection in one tree shared by all determinizations: UCB1 over the actions legal in
 //      this determinization, with availability counts, plus a progressive bias
-//      prior_weight / (n + 1) for the heuristic's choice;
-//   3. expansion of one untried action (the heuristic's choice when untried, else a random
+//      prior_weight / (n + 1) for the heuristic's choice (with heuristic_opponents, only the
+//      searching seat's decisions are nodes; the others play the heuristic);
+//   2. expansion of one untried action (the heuristic's choice when untried, else a random
 //      one);
-//   4. rollout (heuristic or uniformly random for every seat), truncated once
+//   3. rollout (heuristic or uniformly random for every seat), truncated once
 //      horizon_rounds further rounds have begun;
-//   5. evaluation (win share and logistic VP margin of a finished game; logistic margin of
+//   4. evaluation (win share and logistic VP margin of a finished game; logistic margin of
 //      evaluate_seat otherwise), each edge keeping the reward of the seat that chose it.
 //   The most visited root action wins (ties: the better mean, then the first expanded).
 //
 // Random draws come from one zav::PyRandom seeded by the caller, in the Python agent's order
 // (determinization, expansion tie-break, random rollouts), so the search is deterministic for
-// a seed and an iteration budget.
+// a seed and an iteration budget, and gets the Python search's root statistics.
 //
 // Hidden information: the search takes the real state and the searching seat, and reads of
 // the other seats' hands and 9-Sages cards only how many cards of each colour they hold, of
@@ -31,6 +39,7 @@
 // MctsSearch object and reused from search to search.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -40,16 +49,33 @@
 
 namespace zav {
 
-// MCTSAgent's search parameters (its constructor defaults).
+// MCTSAgent's search parameters (its constructor defaults: the flat search with rollouts to
+// the end of the game).  The tree search of before is flat = false, horizon_rounds = 1.
 struct MctsParams {
   long long iterations = 64;  // iterations per decision, when seconds <= 0
   double seconds = 0.0;       // > 0: wall-clock budget (steady_clock), overrides iterations
   bool random_rollout = false;  // rollout "random" (else "heuristic")
-  int horizon_rounds = 1;       // truncate rollouts after this many round boundaries (<= 0: never)
-  double c = 0.7;               // UCB exploration constant
-  double prior_weight = 1.0;    // progressive bias towards the heuristic's choice
+  int horizon_rounds = 0;       // truncate rollouts after this many round boundaries (<= 0: never)
+  double c = 0.7;               // tree: UCB exploration constant
+  double prior_weight = 1.0;    // tree: progressive bias towards the heuristic's choice
   double eval_scale = 5.0;      // VP lead that maps to a win estimate of about 0.73
   bool avoid_curse = true;      // search under allow_overbid=false, choose curse-free actions
+  // algorithm "flat" (true) or "tree" (false).  Flat: no tree.  Each determinization is played
+  // out once from every allowed root action (common random numbers: the same sample, the same
+  // generator; the heuristic's choice first), everyone playing the rollout policy afterwards;
+  // an iteration is one such playout.  The best mean wins, but the heuristic's own choice is
+  // kept unless the best one beats it, on the paired differences of the same samples, by more
+  // than switch_z standard errors, over at least min_pairs samples.
+  bool flat = true;
+  double switch_z = 2.0;
+  int min_pairs = 4;
+  // Tree: the opponent model.  false ("search"): every seat's decisions are tree nodes,
+  // chosen by UCB; true ("heuristic"): only the searching seat's decisions are tree nodes, the
+  // other seats play heuristic_choose in every determinization (the opponents it faces).
+  bool heuristic_opponents = false;
+  // Tree: at most this many tree edges per iteration (<= 0: unlimited; 1: only the root's
+  // actions are searched, everything after them is rollout).
+  int max_depth = 0;
 };
 
 struct MctsResult {
@@ -94,7 +120,8 @@ class MctsSearch {
   std::size_t num_nodes() const { return nodes_.size(); }
   std::size_t num_edges() const { return edges_.size(); }
 
-  // The root's edges after the last search, in expansion order (for tests).
+  // The root's edges after the last search, in expansion order (flat: the heuristic's choice,
+  // then the other allowed actions in their order), for tests.
   struct RootStat {
     int action;
     int visits;
@@ -122,6 +149,8 @@ class MctsSearch {
   };
 
   void iterate(int root_round);
+  MctsResult flat_search(int seat, const int* allowed, int n_allowed, int root_round,
+                         bool timed, std::chrono::steady_clock::time_point deadline);
   // Game.apply: the decision, then the forced ones; leaves the next legal actions in legal_.
   void apply(int action);
   void rollout(int root_round);
@@ -135,10 +164,12 @@ class MctsSearch {
   std::vector<Step> path_;
   GameState base_;  // the real state as searched (history dropped, config adjusted)
   GameState work_;  // the determinization being played
+  GameState sample_;  // flat: the determinization every root action is played from
   Determinizer det_;
   PyRandom rng_;
   const MctsParams* p_ = nullptr;
   const HeuristicWeights* w_ = nullptr;
+  int root_seat_ = 0;
   int legal_[NUM_ACTIONS];
   int nlegal_ = 0;
   int slot_[NUM_ACTIONS];  // action -> edge of the node being visited (-1: none)
