@@ -123,6 +123,12 @@ class TrainConfig:
     """hidden layer sizes, shared shape for the policy and the value network"""
     activation: str = "tanh"
     """hidden activation: ``tanh`` or ``relu``"""
+    init_policy: str | None = None
+    """warm start: a weights-only policy (``.npz``, e.g. a run's ``policy.npz``) whose actor, and
+    critic if the file has one, a new run copies into its model before training; it must match
+    ``net_arch``, ``activation`` and the observation layout (null: random start; a relative
+    path is taken from the current directory, else the package; ``--resume`` ignores it: the
+    run's checkpoint wins, the key stays as a record)"""
 
     # ---- opponent pool --------------------------------------------------------------------
     opponent_weights: dict[str, float] = field(
@@ -250,7 +256,7 @@ def _check_type(name: str, value: Any, hint: Any) -> Any:
         if not math.isfinite(value):
             raise TrainConfigError(f"config key {name!r} must be a finite number, got {value!r}")
         return float(value)
-    if hint is str:
+    if hint is str or text.startswith("str"):
         if not isinstance(value, str):
             raise TrainConfigError(f"config key {name!r} must be a string, got {value!r}")
         return value
@@ -297,6 +303,12 @@ def validate(cfg: TrainConfig) -> None:
     # silently train something else.
     _require(cfg.backend != "rllib" or cfg.target_kl is None, "target_kl",
              "must be null with backend rllib (RLlib has no KL early stop)")
+    _require(cfg.init_policy is None or cfg.init_policy.strip() != "", "init_policy",
+             "must be a path to a .npz policy or null, got ''")
+    # The file itself is read when a new run starts (train.init_policy), not here: a resumed
+    # run never needs it.
+    _require(cfg.backend != "rllib" or cfg.init_policy is None, "init_policy",
+             "must be null with backend rllib (only the sb3 backend warm-starts)")
     _require(cfg.activation in ACTIVATIONS, "activation",
              f"must be one of {ACTIVATIONS}, got {cfg.activation!r}")
     _require(bool(cfg.net_arch) and all(isinstance(n, int) and not isinstance(n, bool) and n > 0

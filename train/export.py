@@ -6,7 +6,8 @@ plays it without SB3 or torch; those names are re-exported here so existing impo
 working.  This module holds only what needs SB3's model layout:
 
 * :func:`policy_from_sb3` copies the actor and the critic (value head) of an in-memory model
-  (training, pool snapshots);
+  (training, pool snapshots); :func:`policy_into_sb3` is its inverse (a run's ``init_policy``
+  warm start), with :func:`check_layer_shapes` saying which layer does not fit;
 * :func:`policy_from_sb3_zip` reads a saved ``.zip`` checkpoint *without unpickling it*: the
   tensors come from ``policy.pth`` through ``torch.load(weights_only=True)`` and the
   activation from the human-readable part of the ``data`` JSON; the cloudpickled entries
@@ -44,9 +45,11 @@ __all__ = [
     "VERSION",
     "NumpyPolicy",
     "PolicyFileError",
+    "check_layer_shapes",
     "load_policy",
     "policy_from_sb3",
     "policy_from_sb3_zip",
+    "policy_into_sb3",
     "save_policy",
 ]
 
@@ -61,6 +64,15 @@ def policy_from_sb3(model: Any, info: dict[str, Any] | None = None) -> NumpyPoli
     can show the policy's value estimate (``PolicyAgent.explain``); playing needs only the
     actor.
     """
+    layers, critic, activation = _sb3_networks(model)
+    return NumpyPolicy(_copies(layers, "weight"), _copies(layers, "bias"), activation,
+                       dict(info or {}), value_weights=_copies(critic, "weight"),
+                       value_biases=_copies(critic, "bias"))
+
+
+def _sb3_networks(model: Any) -> tuple[list[Any], list[Any], str]:
+    """The actor's ``nn.Linear`` layers (hidden..., ``action_net``), the critic's (hidden...,
+    ``value_net``) and the hidden activation of a MaskablePPO ``MlpPolicy``."""
     from torch import nn
 
     policy = model.policy
@@ -75,9 +87,71 @@ def policy_from_sb3(model: Any, info: dict[str, Any] | None = None) -> NumpyPoli
     layers.append(policy.action_net)
     critic = [m for m in policy.mlp_extractor.value_net if isinstance(m, nn.Linear)]
     critic.append(policy.value_net)
-    return NumpyPolicy(_copies(layers, "weight"), _copies(layers, "bias"), activation,
-                       dict(info or {}), value_weights=_copies(critic, "weight"),
-                       value_biases=_copies(critic, "bias"))
+    return layers, critic, activation
+
+
+#: ``(out, in)`` of each weight matrix of one network, input layer first.
+LayerShapes = list[tuple[int, int]]
+
+
+def check_layer_shapes(policy: NumpyPolicy, actor: LayerShapes, critic: LayerShapes,
+                       activation: str, name: str = "policy") -> None:
+    """Raise unless ``policy`` has exactly this network: the actor's layer shapes, the critic's
+    (only when ``policy`` has a critic) and the hidden activation.
+
+    Layers are named as in the file (``hidden.<i>``, ``action``, ``value_hidden.<i>``,
+    ``value``); ``name`` (the file) starts every message.
+
+    Raises:
+        PolicyFileError: one line naming the first layer that differs and both shapes, or
+            both layer counts, or both activations.
+    """
+    if policy.activation != activation:
+        raise PolicyFileError(f"{name} uses activation {policy.activation!r}, "
+                              f"the model {activation!r}")
+    nets = [("actor", "hidden", "action", policy.weights, policy.biases, actor)]
+    if policy.has_value:
+        nets.append(("critic", "value_hidden", "value", policy.value_weights or [],
+                     policy.value_biases or [], critic))
+    for net, hidden, out, weights, biases, shapes in nets:
+        have = [tuple(int(n) for n in w.shape) for w in weights]
+        if len(have) != len(shapes):
+            raise PolicyFileError(
+                f"{name}: the {net} has {len(have) - 1} hidden layer(s) "
+                f"{[s[0] for s in have[:-1]]}, the model {len(shapes) - 1} "
+                f"{[s[0] for s in shapes[:-1]]}")
+        for i, (w, b, shape) in enumerate(zip(have, biases, shapes)):
+            layer = out if i == len(shapes) - 1 else f"{hidden}.{i}"
+            if w != tuple(shape) or tuple(b.shape) != (shape[0],):
+                raise PolicyFileError(f"{name}: {net} layer {layer} has weight shape {w}, "
+                                      f"the model {tuple(shape)}")
+
+
+def policy_into_sb3(model: Any, policy: NumpyPolicy, name: str = "policy") -> None:
+    """Copy ``policy``'s actor, and its critic when it has one, into a MaskablePPO model: the
+    inverse of :func:`policy_from_sb3`.  A policy without a critic leaves the model's as it
+    is.  Everything is checked (:func:`check_layer_shapes`) before anything is copied, so a
+    refused policy leaves the model untouched.  The copy is in place: the optimizer keeps its
+    (same) parameter objects.
+
+    Raises:
+        PolicyFileError: the networks differ (layer count, a shape, the activation).
+    """
+    import torch
+
+    layers, critic, activation = _sb3_networks(model)
+    check_layer_shapes(policy, _shapes(layers), _shapes(critic), activation, name)
+    pairs = list(zip(layers, policy.weights, policy.biases))
+    if policy.has_value:
+        pairs += zip(critic, policy.value_weights or [], policy.value_biases or [])
+    with torch.no_grad():
+        for module, weight, bias in pairs:
+            module.weight.copy_(torch.from_numpy(np.asarray(weight, dtype=np.float32)))
+            module.bias.copy_(torch.from_numpy(np.asarray(bias, dtype=np.float32)))
+
+
+def _shapes(layers: list[Any]) -> LayerShapes:
+    return [(int(m.weight.shape[0]), int(m.weight.shape[1])) for m in layers]
 
 
 def _copies(layers: list[Any], name: str) -> list[np.ndarray]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -39,7 +40,7 @@ from .checkpointing import (
     obs_fingerprint,
     write_text_atomic,
 )
-from .config import TrainConfig, load_config
+from .config import TrainConfig, TrainConfigError, load_config
 
 __all__ = ["TrainingInterrupted", "latest_checkpoint", "load_run_config", "train"]
 
@@ -195,25 +196,38 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     """Train (or continue training) and return the run folder.
 
     Args:
-        cfg: the config of a new run (ignored when resuming).
+        cfg: the config of a new run (ignored when resuming).  Its ``init_policy`` (a
+            weights-only ``.npz``) is copied into the new model before training; a resumed
+            run continues from its checkpoint and never re-applies it.
         resume: a run folder to continue from its newest intact checkpoint.
         overrides: ``key=value`` changes applied to the resumed run's config.
         warn: receives one line per broken checkpoint skipped when resuming.
 
     Raises:
-        TrainConfigError: a bad config or override.
+        TrainConfigError: a bad config or override, or an ``init_policy`` file that is
+            missing, unreadable or does not fit the config (before any run folder is made).
         CheckpointError: no intact checkpoint to resume from, or one that does not fit.
         TrainingInterrupted: Ctrl-C (a checkpoint is saved first when that is safe).
     """
     from stable_baselines3.common.logger import TensorBoardOutputFormat, configure
 
-    from zavandor_env.agents.policy_file import save_policy
+    from zavandor_env.agents.policy_file import PolicyFileError, save_policy
 
     from .callbacks import SelfPlayCallback
-    from .export import policy_from_sb3
+    from .export import policy_from_sb3, policy_into_sb3
+    from .init_policy import read_init_policy
     from .pool import OpponentPool
     from .rating import PoolRating
 
+    # A new run's warm start is read and checked against the config before the run folder
+    # exists, so a file that does not fit leaves nothing behind.  A resumed run never reads
+    # it: its own checkpoint wins (the key stays in its config.yaml as a record).
+    init = None
+    if resume is None:
+        if cfg is None:
+            cfg = load_config()
+        if cfg.init_policy is not None:
+            init = read_init_policy(cfg)
     cfg, run_dir, checkpoint = _start_or_resume(cfg, resume, overrides, warn)
     state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
     start_step = int(state.get("step", 0))
@@ -235,12 +249,23 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         except CheckpointError:
             _close_quietly(venv.close)
             raise
+    elif init is not None:
+        try:
+            policy_into_sb3(model, init[1], repr(str(init[0])))
+        except PolicyFileError as exc:  # read_init_policy passed: the model differs from cfg
+            _close_quietly(venv.close)
+            shutil.rmtree(run_dir, ignore_errors=True)  # made by this call: config.yaml only
+            raise TrainConfigError(f"config key 'init_policy': {exc}") from None
     logger = configure(str(run_dir), ["tensorboard"])
     model.set_logger(logger)
     writer = next(f.writer for f in logger.output_formats
                   if isinstance(f, TensorBoardOutputFormat))
     if checkpoint is None:
         writer.add_text("config", cfg.to_markdown(), 0)
+    if init is not None:
+        line = f"initialised from {init[0]}"
+        writer.add_text("init_policy", line, 0)
+        print(line)
     checkpoints = CheckpointWriter(run_dir, checkpoint)
 
     def save_checkpoint(step: int) -> None:
