@@ -8,8 +8,9 @@ seat against ``n - 1`` copies of the opponent, every seat rotated, ``games`` gam
 * ``random``: uniformly random legal actions;
 * ``naive``: the port of sozav's computer player;
 * ``heuristic``: the hand-written heuristic;
-* ``mcts``: IS-MCTS with heuristic rollouts and a one-round horizon at a fixed number of
-  **iterations** per decision (a time budget would make the card depend on the machine);
+* ``mcts``: the IS-MCTS tree search (``algorithm=tree``, not MCTSAgent's default flat search)
+  with heuristic rollouts and a one-round horizon at a fixed number of **iterations** per
+  decision (a time budget would make the card depend on the machine), every parameter pinned;
 * ``shipped``: the trained policy shipped for that player count
   (``train/checkpoints/selfplay_<n>p/policy.npz``); where none exists the row is skipped and
   the card says why.
@@ -92,7 +93,7 @@ class ScorecardConfig:
         games: games per row, rounded up to a multiple of the player count.
         seed: first deal seed; deal ``d`` of every row uses game seed ``seed + d``.
         opponents: reference opponents to play, a subset of :data:`STANDARD_OPPONENTS`.
-        mcts_iterations: the MCTS opponent's iterations per decision.
+        mcts_iterations: the MCTS opponent's (tree search) iterations per decision.
         game_options: :class:`GameConfig` fields (all but ``num_players``) of every game.
         shipped_policies: policy file per player count for the ``shipped`` opponent
             (default: :data:`SHIPPED_POLICY`); a player count without an existing file is
@@ -155,8 +156,15 @@ class ScorecardConfig:
     def opponent(self, name: str, num_players: int) -> AgentSpec:
         """The reference opponent ``name`` at ``num_players`` players."""
         if name == "mcts":  # every parameter pinned: a changed default must not move the card
-            params: dict[str, Any] = {"iterations": self.mcts_iterations,
-                                      "rollout": "heuristic", "horizon_rounds": 1}
+            # The IS-MCTS tree search with the defaults it had before the flat search became
+            # MCTSAgent's default (the published cards were measured with it); switch_z and
+            # min_pairs are flat-only.  The heuristic weights are the default ones.
+            params: dict[str, Any] = {
+                "iterations": self.mcts_iterations, "algorithm": "tree",
+                "rollout": "heuristic", "horizon_rounds": 1, "opponent_model": "search",
+                "max_depth": 0, "c": 0.7, "prior_weight": 1.0, "eval_scale": 5.0,
+                "search_all": False, "avoid_curse": True,
+            }
             return AgentSpec("mcts", params, label=name)
         if name == "shipped":
             return AgentSpec("policy", {"path": self.shipped_path(num_players)}, label=name)
@@ -499,8 +507,10 @@ class Scorecard:
         cfg = self.config
         if name == "mcts":
             spec = format_spec(cfg.opponent("mcts", 2))
-            return (f"`{spec}`: a fixed budget of {cfg.mcts_iterations} iterations per "
-                    "decision (not a time budget, so the card does not depend on the machine)")
+            return (f"`{spec}`: the IS-MCTS tree search (not the agent's default flat search) "
+                    f"with heuristic rollouts and a one-round horizon, a fixed budget of "
+                    f"{cfg.mcts_iterations} iterations per decision (not a time budget, so the "
+                    "card does not depend on the machine)")
         if name == "shipped":
             parts = [f"{n} players `{format_spec(cfg.opponent('shipped', n))}` (sha256 "
                      f"`{f['sha256'][:16]}`)" for n, f in self.opponent_files.items()]

@@ -3,15 +3,19 @@ reported, and the CLI's one-line errors.  Tiny cards only (2 games, cheap oppone
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
 import pytest
 
+from zavandor_env.agents.mcts import MCTSAgent
+from zavandor_env.agents.registry import make_agent, parse_spec
 from zavandor_env.agents.scorecard import (
     SHIPPED_POLICY,
     ScorecardConfig,
     ScorecardError,
+    format_spec,
     run_scorecard,
 )
 from zavandor_env.cli import main
@@ -66,9 +70,30 @@ def test_the_card_has_a_row_per_opponent_and_player_count(tmp_path):
     assert set(card["ratings"]) == {"2", "3"}
     assert set(card["ratings"]["3"]) == {"candidate", "random", "mcts"}
     mcts = card["rows"][1]["opponent_spec"]
-    assert mcts == "mcts:iterations=1,rollout=heuristic,horizon_rounds=1"
+    assert mcts == ("mcts:iterations=1,algorithm=tree,rollout=heuristic,horizon_rounds=1,"
+                    "opponent_model=search,max_depth=0,c=0.7,prior_weight=1.0,eval_scale=5.0,"
+                    "search_all=false,avoid_curse=true")
+    assert "IS-MCTS tree search" in md
     assert "--mcts-iterations 1" in card["command"] and "| 3 | mcts | 3 |" in md
     assert card["rules"]["allow_overbid"] is False  # the shipped policies' training rules
+
+
+def test_the_mcts_opponent_is_the_tree_search_every_parameter_pinned():
+    # The published cards were measured with the IS-MCTS tree search, MCTSAgent's default
+    # before the flat search: the opponent must stay that search whatever the defaults.
+    spec = ScorecardConfig(spec="random", mcts_iterations=16).opponent("mcts", 2)
+    assert parse_spec(format_spec(spec)).params == spec.params  # the card's string round-trips
+    agent = make_agent(format_spec(spec))  # the opponent as the card writes it
+    assert isinstance(agent, MCTSAgent)
+    assert (agent.algorithm, agent.iterations, agent.seconds, agent.rollout,
+            agent.horizon_rounds, agent.opponent_model, agent.max_depth, agent.c,
+            agent.prior_weight, agent.eval_scale, agent.search_all, agent.avoid_curse) == (
+        "tree", 16, None, "heuristic", 1, "search", 0, 0.7, 1.0, 5.0, False, True)
+    # Every search parameter of the tree search is in the spec (switch_z and min_pairs are
+    # flat-only; engine changes the speed, not the play).
+    tree_params = set(inspect.signature(MCTSAgent).parameters) - {
+        "seed", "seconds", "weights", "engine", "switch_z", "min_pairs"}
+    assert set(spec.params) == tree_params
 
 
 def test_a_missing_shipped_policy_is_reported_not_a_crash(tmp_path):
