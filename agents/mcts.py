@@ -106,6 +106,20 @@ class _Node:
         self.edges: dict[int, list[Any]] = {}
 
 
+def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    """One-line ``ValueError`` unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        options = " or ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name} must be {options}, got {value!r}")
+
+
+def _check_count(name: str, value: object, minimum: int) -> None:
+    """One-line ``ValueError`` unless ``value`` is an integer of at least ``minimum``."""
+    if type(value) is not int or value < minimum:
+        kind = "a positive integer" if minimum == 1 else "a non-negative integer"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+
+
 class MCTSAgent(Agent):
     """Flat Monte Carlo search or IS-MCTS with heuristic (or random) rollouts; see the module
     docstring.  The defaults are the flat search with rollouts to the end of the game; the
@@ -165,12 +179,15 @@ class MCTSAgent(Agent):
         max_depth: int = 0,
     ) -> None:
         super().__init__(seed)
-        if rollout not in ("heuristic", "random"):
-            raise ValueError(f"rollout must be 'heuristic' or 'random', got {rollout!r}")
-        if seconds is None and (type(iterations) is not int or iterations < 1):
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-        if seconds is not None and seconds <= 0:
+        _check_choice("rollout", rollout, ("heuristic", "random"))
+        _check_choice("algorithm", algorithm, ("flat", "tree"))
+        _check_choice("opponent_model", opponent_model, ("search", "heuristic"))
+        if seconds is None:
+            _check_count("iterations", iterations, 1)
+        elif seconds <= 0:
             raise ValueError(f"seconds must be positive, got {seconds!r}")
+        _check_count("max_depth", max_depth, 0)
+        _check_count("min_pairs", min_pairs, 0)
         self.iterations = iterations
         self.seconds = seconds
         self.rollout = rollout
@@ -181,15 +198,6 @@ class MCTSAgent(Agent):
         self.search_all = search_all
         self.avoid_curse = avoid_curse
         self.w = resolve_weights(weights)
-        if algorithm not in ("flat", "tree"):
-            raise ValueError(f"algorithm must be 'flat' or 'tree', got {algorithm!r}")
-        if opponent_model not in ("search", "heuristic"):
-            raise ValueError(
-                f"opponent_model must be 'search' or 'heuristic', got {opponent_model!r}")
-        if type(max_depth) is not int or max_depth < 0:
-            raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
-        if type(min_pairs) is not int or min_pairs < 0:
-            raise ValueError(f"min_pairs must be a non-negative integer, got {min_pairs!r}")
         self.opponent_model = opponent_model
         self.max_depth = max_depth
         self.algorithm = algorithm
