@@ -136,7 +136,7 @@ from zavandor_env.engine.view import PlayerView
 
 from .base import Agent
 
-__all__ = ["NaiveAgent", "naive_decision"]
+__all__ = ["NaiveAgent", "NaiveDecision", "block_usable", "naive_decision"]
 
 # sozav's constants (the doc's S2, B3).
 GEMS_ADVANCE_MARGIN = 10
@@ -150,7 +150,7 @@ _FREE_ADVANCE_ARTIFACTS = (Art.RUNESTONE, Art.MASK, Art.TALISMAN)
 _TRACK_SEQUENCE = (Field.ARTIFACTS, Field.ACCUMULATION, Field.SAGES)
 
 
-def _block_usable(view: PlayerView, block: Block) -> bool:
+def block_usable(view: PlayerView, block: Block) -> bool:
     """Whether the turn player may still act in ``block`` this turn (FAQ no-split rule)."""
     if not view.config.no_split_blocks:
         return True
@@ -219,7 +219,7 @@ def _simulate_arrangement(
     return act, ina, activated, first
 
 
-class _Decision:
+class NaiveDecision:
     """Everything one decision of the naive player reads, computed once from the view."""
 
     def __init__(self, view: PlayerView, legal: Sequence[int], rng: random.Random) -> None:
@@ -231,7 +231,7 @@ class _Decision:
         self.cash = me.liquid
         self.slots = me.active_slots
         self.own_turn = view.turn_player == view.seat and not view.is_over
-        self.gems_usable = self.own_turn and _block_usable(view, Block.GEMS)
+        self.gems_usable = self.own_turn and block_usable(view, Block.GEMS)
         active, inactive = me.active, me.inactive
         self.realize: int | None = None
         self.activated_virtually: set[int] = set()
@@ -311,10 +311,9 @@ class _Decision:
 
     def wants(self, kind: int, item: int) -> bool:
         """The doc's wants(item)."""
-        me = self.me
-        arts = me.artifacts
-        if 0 < me.levels[Field.FIRE] < MAX_LEVEL:
-            return False  # the druid buys and bids on nothing until Fire 4
+        arts = self.me.artifacts
+        if self.fire_blocks_buying():
+            return False
         if kind == ITEM_SENTINEL:
             best = max((self.bonus(s) for s in self.open_sentinels()), default=0)
             return self.bonus(item) >= best
@@ -325,6 +324,10 @@ class _Decision:
         if item in _FREE_ADVANCE_ARTIFACTS and not self.has_advanceable_chip():
             return False
         return True
+
+    def fire_blocks_buying(self) -> bool:
+        """The doc's wants() rule 1: the druid buys and bids on nothing until Fire 4."""
+        return 0 < self.me.levels[Field.FIRE] < MAX_LEVEL
 
     def next_track(self) -> int | None:
         levels = self.me.levels
@@ -388,8 +391,8 @@ class _Decision:
     def intent(self) -> int:
         """The doc's S1-S7: the first step that applies, or end the turn."""
         view, me = self.view, self.me
-        auctions_usable = _block_usable(view, Block.AUCTION)
-        knowledge_usable = _block_usable(view, Block.KNOWLEDGE) and not view.paid_advance_done
+        auctions_usable = block_usable(view, Block.AUCTION)
+        knowledge_usable = block_usable(view, Block.KNOWLEDGE) and not view.paid_advance_done
         # S1: the sentinel with the best bonus, as soon as 120 (net) is affordable.
         if auctions_usable:
             action = self.sentinel_step()
@@ -573,7 +576,7 @@ class _Decision:
 def naive_decision(view: PlayerView, legal: Sequence[int], rng: random.Random) -> int:
     """The naive player's decision for the seat of ``view`` (``rng`` draws the bid jitter and
     the sentinel choice)."""
-    return _Decision(view, legal, rng).decide()
+    return NaiveDecision(view, legal, rng).decide()
 
 
 class NaiveAgent(Agent):

@@ -35,6 +35,7 @@ _CLASSES: dict[str, str] = {
     "heuristic": "zavandor_env.agents.heuristic:HeuristicAgent",
     "novice": "zavandor_env.agents.novice:NoviceAgent",
     "naive": "zavandor_env.agents.naive:NaiveAgent",
+    "planner": "zavandor_env.agents.planner:PlannerAgent",
     "mcts": "zavandor_env.agents.mcts:MCTSAgent",
     "policy": "zavandor_env.agents.policy:PolicyAgent",
     "human": "zavandor_env.agents.human:HumanAgent",
