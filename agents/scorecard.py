@@ -7,6 +7,7 @@ seat against ``n - 1`` copies of the opponent, every seat rotated, ``games`` gam
 
 * ``random``: uniformly random legal actions;
 * ``naive``: the port of sozav's computer player;
+* ``planner``: the strongest rule-based player (a fixed plan tuned against naive);
 * ``heuristic``: the hand-written heuristic;
 * ``mcts``: the IS-MCTS tree search (``algorithm=tree``, not MCTSAgent's default flat search)
   with heuristic rollouts and a one-round horizon at a fixed number of **iterations** per
@@ -63,7 +64,8 @@ from .tournament import (
 #: Version of the card's JSON layout (bumped when a key changes meaning).
 SCORECARD_FORMAT = 1
 #: The reference opponents, in card order.
-STANDARD_OPPONENTS: tuple[str, ...] = ("random", "naive", "heuristic", "mcts", "shipped")
+STANDARD_OPPONENTS: tuple[str, ...] = ("random", "naive", "planner", "heuristic", "mcts",
+                                         "shipped")
 DEFAULT_PLAYERS: tuple[int, ...] = (2, 4, 6)
 DEFAULT_GAMES = 200
 DEFAULT_SEED = 0
@@ -518,6 +520,8 @@ class Scorecard:
                     + ("; ".join(parts) if parts else "none played"))
         return {"random": "`random`: uniformly random legal actions",
                 "naive": "`naive`: a port of sozav's computer player",
+                "planner": "`planner`: the rule-based plan tuned against naive "
+                           "(`configs/agents/planner.yaml`)",
                 "heuristic": "`heuristic`: the hand-written heuristic"}[name]
 
     # ---- files ---------------------------------------------------------------------------

@@ -173,8 +173,8 @@ def test_the_fifth_sentinel_is_opened_when_taking_it_wins() -> None:
 def test_artifact_bids_stop_at_the_factor_times_the_minimum(players: int,
                                                             answers: dict[int, str]) -> None:
     """Crystal Ball (minimum 20, no discount), seat 0 opens at ``bid``: the next bidder (the
-    planner) raises by 1 up to 1.1 x 20 = 22 at 2 players, where each artifact exists once, and never
-    above the minimum at 4."""
+    planner) raises by 1 up to 1.1 x 20 = 22 at 2 players, where each artifact exists once,
+    and never above the minimum at 4."""
     for bid, expected in answers.items():
         game = build(players, characters=["fairy", "mage", "elf", "kobold"][:players],
                      turn_player=0, display=["crystal_ball"],

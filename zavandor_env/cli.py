@@ -540,13 +540,13 @@ def build_parser() -> argparse.ArgumentParser:
     card = sub.add_parser(
         "scorecard", help="the standard, deterministic evaluation of one agent",
         description="Plays SPEC in one seat against n-1 copies of each reference opponent "
-        "(random, naive, heuristic, MCTS at a fixed iteration budget, the policy shipped for "
-        "the player count), seats rotated, fixed seeds, at 2, 4 and 6 players; prints the "
-        "table and writes scorecard.md, scorecard.json, scorecard.png and timing.json to "
-        "--out (default: a new eval_out/<date-time>-scorecard-<spec>).  The same SPEC, seed, "
-        "games and rules give byte-identical scorecard.json and scorecard.md.  By default the "
-        "games use the affordability filter (allow_overbid: false), as the shipped policies "
-        "were trained.")
+        "(random, naive, planner, heuristic, MCTS at a fixed iteration budget, the policy "
+        "shipped for the player count), seats rotated, fixed seeds, at 2, 4 and 6 players; "
+        "prints the table and writes scorecard.md, scorecard.json, scorecard.png and "
+        "timing.json to --out (default: a new eval_out/<date-time>-scorecard-<spec>).  The "
+        "same SPEC, seed, games and rules give byte-identical scorecard.json and scorecard.md.  "
+        "By default the games use the affordability filter (allow_overbid: false), as the "
+        "shipped policies were trained.")
     card.add_argument("spec", metavar="SPEC", help="the agent to score, as name or "
                       "name:key=value,... (e.g. policy:path=train/checkpoints/selfplay_2p/"
                       "policy.npz)")
