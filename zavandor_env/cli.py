@@ -556,11 +556,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="games per row, rounded up to a multiple of the player count "
                       "(default 200)")
     card.add_argument("--seed", type=NON_NEGATIVE, default=0, help="first deal seed (default 0)")
+    from zavandor_env.agents.scorecard import STANDARD_OPPONENTS
+
     card.add_argument("--opponents", nargs="+", metavar="NAME",
-                      choices=["random", "naive", "heuristic", "mcts", "shipped"],
-                      default=["random", "naive", "heuristic", "mcts", "shipped"],
-                      help="reference opponents to play (default: all of random naive "
-                      "heuristic mcts shipped)")
+                      choices=list(STANDARD_OPPONENTS), default=list(STANDARD_OPPONENTS),
+                      help="reference opponents to play (default: all of "
+                      f"{' '.join(STANDARD_OPPONENTS)})")
     card.add_argument("--mcts-iterations", type=POSITIVE, default=16,
                       help="the MCTS opponent's iterations per decision (default 16)")
     card.add_argument("--game", metavar="YAML", help="game config file for the rules "
