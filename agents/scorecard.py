@@ -39,6 +39,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import re
 import shlex
 import sys
 import time
@@ -84,6 +85,16 @@ SCORECARD_FILES = ("scorecard.json", "scorecard.md", "scorecard.png", "timing.js
 class ScorecardError(ValueError):
     """A scorecard cannot be made as asked (bad player count, games, opponent, agent)."""
 
+
+def _wrap_title(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, broken after a space, ``/``, ``,``
+    or ``=`` (a spec's natural joints), a longer piece on a line of its own."""
+    lines = [""]
+    for piece in re.split(r"(?<=[ /,=])", text):
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
 
 @dataclass(frozen=True)
 class ScorecardConfig:
@@ -554,7 +565,9 @@ class Scorecard:
                 ax.text(0.5, 0.5, "no rows played", ha="center", va="center",
                         transform=ax.transAxes)
         axes[0][0].set_ylabel("candidate win rate (95% Wilson CI)")
-        fig.suptitle(f"Scorecard: {self.config.spec}", fontsize=9)
+        # Wrapped to the figure's width: a long spec (a policy path) must not be clipped.
+        width_chars = int(fig.get_figwidth() * 11)
+        fig.suptitle(_wrap_title(f"Scorecard: {self.config.spec}", width_chars), fontsize=9)
         fig.tight_layout()
         # No "Software" stamp: the figure then depends only on the data and matplotlib.
         fig.savefig(path, dpi=150, metadata={"Software": None})

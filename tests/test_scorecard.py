@@ -183,3 +183,14 @@ def _exit_code(argv: list[str]) -> int:
         return main(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+
+
+def test_the_figure_title_wraps_a_long_spec_at_its_joints() -> None:
+    from zavandor_env.agents.scorecard import _wrap_title
+
+    title = "Scorecard: policy:path=train/checkpoints/selfplay_2p/policy.npz,label=x"
+    lines = _wrap_title(title, 30).split("\n")
+    assert len(lines) > 1 and all(len(line) <= 30 for line in lines)
+    assert "".join(lines).replace(" ", "") == title.replace(" ", "")
+    assert all(line[-1] in " /,=" or line is lines[-1] for line in lines[:-1] + [lines[-1]])
+    assert _wrap_title("Scorecard: heuristic", 30) == "Scorecard: heuristic"
