@@ -32,7 +32,7 @@ How it thinks (weights in ``configs/agents/heuristic.yaml``, see :class:`Heurist
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,7 @@ from zavandor_env.engine.view import PlayerView, SeatView
 from zavandor_env.resources import PACKAGE_DIR
 
 from .base import Agent
+from .params_file import check_known_keys, read_yaml_section, with_overrides
 
 DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "heuristic.yaml"
 
@@ -126,10 +127,7 @@ class HeuristicWeights:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> HeuristicWeights:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown heuristic weight(s) {unknown}; known: {sorted(known)}")
+        check_known_keys(cls, data, "heuristic weight")
         values = dict(data)
         if "expected_rounds" in values:
             rounds = values["expected_rounds"]
@@ -138,13 +136,7 @@ class HeuristicWeights:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> HeuristicWeights:
-        import yaml
-
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: heuristic weights must be a mapping")
-        return cls.from_mapping(data.get("weights", data))
+        return cls.from_mapping(read_yaml_section(path, "weights", "heuristic weights"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -164,11 +156,7 @@ def resolve_weights(
     if isinstance(weights, HeuristicWeights):
         return weights
     base = base if base is not None else _default_weights()
-    if not weights:
-        return base
-    merged = base.to_dict()
-    merged.update(weights)
-    return HeuristicWeights.from_mapping(merged)
+    return with_overrides(base, weights)
 
 
 class HeuristicAgent(Agent):

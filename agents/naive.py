@@ -600,7 +600,7 @@ class NaiveAgent(Agent):
         view: PlayerView,
         legal_actions: Sequence[int],
     ) -> int:
-        action = naive_decision(view, legal_actions, self.rng)
+        action = self.decide(view, legal_actions)
         if action in legal_actions:
             return action
         self.fallbacks += 1  # defensive: a rule the port missed must not crash a game
@@ -608,3 +608,7 @@ class NaiveAgent(Agent):
             if safe in legal_actions:
                 return safe
         return legal_actions[0]
+
+    def decide(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        """The policy's choice (``act`` adds the safe fallback around it)."""
+        return naive_decision(view, legal_actions, self.rng)

@@ -42,7 +42,7 @@ rule would freeze a druid that never raises Fire).  The agent never stalls for t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +70,8 @@ from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block
 from zavandor_env.engine.view import PlayerView
 from zavandor_env.resources import PACKAGE_DIR
 
-from .base import Agent
-from .naive import DISCOUNT_SHARE, NaiveDecision, block_usable
+from .naive import DISCOUNT_SHARE, NaiveAgent, NaiveDecision, block_usable
+from .params_file import check_known_keys, read_yaml_section, with_overrides
 
 __all__ = ["PlannerAgent", "PlannerParams", "planner_decision"]
 
@@ -121,21 +121,12 @@ class PlannerParams:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> PlannerParams:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown planner parameter(s) {unknown}; known: {sorted(known)}")
+        check_known_keys(cls, data, "planner parameter")
         return cls(**dict(data))
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> PlannerParams:
-        import yaml
-
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: planner parameters must be a mapping")
-        return cls.from_mapping(data.get("params", data))
+        return cls.from_mapping(read_yaml_section(path, "params", "planner parameters"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -149,11 +140,7 @@ def resolve_params(params: PlannerParams | Mapping[str, Any] | None,
         return params
     path = Path(config) if config is not None else DEFAULT_CONFIG
     base = PlannerParams.from_yaml(path) if config is not None or path.exists() else PlannerParams()
-    if not params:
-        return base
-    merged = base.to_dict()
-    merged.update(params)
-    return PlannerParams.from_mapping(merged)
+    return with_overrides(base, params)
 
 
 class _PlannerDecision(NaiveDecision):
@@ -276,19 +263,16 @@ def planner_decision(view: PlayerView, legal: Sequence[int], params: PlannerPara
     return _PlannerDecision(view, legal, params, rng).decide()
 
 
-class PlannerAgent(Agent):
+class PlannerAgent(NaiveAgent):
     """The planner (see the module docstring).  Seeded: the same seed, seat and game give the
-    same decisions.
+    same decisions.  It shares :class:`~.naive.NaiveAgent`'s ``act`` (the safe fallback and
+    its ``fallbacks`` count: 0 in the tests) and replaces its decision.
 
     Args:
         seed: draws the choice among equally good sentinels.
         params: a :class:`PlannerParams`, a mapping of overrides, or None for
             ``configs/agents/planner.yaml``.
         config: path of a parameters YAML file (instead of the shipped one).
-
-    Attributes:
-        fallbacks: decisions where the plan's choice was not legal and end turn / pass / the
-            first legal action was played instead (0 in the tests).
     """
 
     name = "planner"
@@ -298,16 +282,6 @@ class PlannerAgent(Agent):
                  config: str | Path | None = None) -> None:
         super().__init__(seed)
         self.params = resolve_params(params, config)
-        self.fallbacks = 0
 
-    def act(self, observation: dict[str, Any] | None, view: PlayerView,
-            legal_actions: Sequence[int]) -> int:
-        action = planner_decision(view, legal_actions, self.params, self.rng)
-        if action in legal_actions:
-            return action
-        self.fallbacks += 1  # defensive: a rule the plan missed must not crash a game
-        for safe in (END_TURN, PASS):
-            if safe in legal_actions:
-                return safe
-        return legal_actions[0]
-
+    def decide(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        return planner_decision(view, legal_actions, self.params, self.rng)

@@ -3,18 +3,18 @@ are seeded, and each mapping of a sozav step onto our actions does what its docs
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
+from tests.agent_helpers import decide, own_turn, rule_variant
 from zavandor_env.agents.base import Agent, RandomAgent
 from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.agents.match import play_game
 from zavandor_env.agents.naive import NaiveAgent
-from zavandor_env.engine import Game, GameConfig, Phase, PlayerView, action_to_string
+from zavandor_env.engine import GameConfig, Phase, PlayerView, action_to_string
 from zavandor_env.engine.data import Gem
 from zavandor_env.engine.economy import hand_load
 from zavandor_env.engine.queries import hand_limit
@@ -59,15 +59,7 @@ def _property_game(index: int) -> tuple[list[Agent], GameConfig]:
     agents += _opponents(kind, n - naive_seats)
     shift = index % n  # rotate seats
     agents = agents[shift:] + agents[:shift]
-    options: dict[str, Any] = {}
-    variant = (index // 15) % 4
-    if variant == 1:
-        options["no_undo_activation"] = False
-    elif variant == 2:
-        options["no_split_blocks"] = False
-    elif variant == 3:
-        options["allow_overbid"] = not GameConfig().allow_overbid
-    return agents, dataclasses.replace(GameConfig(num_players=n), **options)
+    return agents, rule_variant(index // 15, n)
 
 
 def _check_turn_invariants(agent: RecordingNaive, no_undo: bool) -> None:
@@ -151,25 +143,6 @@ def test_bid_jitter_comes_from_the_agent_seed() -> None:
 
 
 # ---- the mappings, one scenario each ----------------------------------------------------
-def decide(game: Game, agent: NaiveAgent) -> int:
-    seat = game.current_player
-    return agent.act(None, PlayerView(game.state, seat), game.legal_actions())
-
-
-def naive_turn(game: Game, agent: NaiveAgent, limit: int = 40) -> list[str]:
-    """Let the naive turn player act until it ends its turn (or hands over to a bidder)."""
-    names: list[str] = []
-    seat = game.turn_player
-    agent.reset(seat, game.num_players, seed=0)
-    while game.current_player == seat and game.phase == Phase.TURN and len(names) < limit:
-        action = decide(game, agent)
-        names.append(action_to_string(action))
-        game.apply(action)
-        if names[-1] == "end_turn":
-            break
-    return names
-
-
 def test_sentinel_with_the_best_bonus_comes_first() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0,
                  players=[{"active": "sapphire:4 opal", "hand": "dust10:13"}, {}])
@@ -184,7 +157,7 @@ def test_druid_below_fire_4_opens_no_auction() -> None:
     game = build(2, characters=["druid", "fairy"], turn_player=0, display=["spellbook"],
                  players=[{"active": "sapphire:5", "hand": "dust10:13", "levels": "fire:3",
                            "druid_ruby_used": True}, {}])
-    names = naive_turn(game, NaiveAgent())
+    names = own_turn(game, NaiveAgent())
     assert not any(n.startswith("open_") for n in names), names
 
 
@@ -194,7 +167,7 @@ def test_upgrade_swaps_the_worst_gem_then_funds_knowledge_with_it() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"active": "opal:2 sapphire:3", "hand": "dust10:3",
                            "artifacts": "spellbook"}, {}])
-    names = naive_turn(game, NaiveAgent())
+    names = own_turn(game, NaiveAgent())
     assert names == ["buy_emerald", "deactivate_opal", "activate_emerald", "sell_opal",
                      "advance_artifacts", "end_turn"]
     me = game.state.players[0]
@@ -204,7 +177,7 @@ def test_upgrade_swaps_the_worst_gem_then_funds_knowledge_with_it() -> None:
 def test_third_opal_when_short_of_the_target() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"hand": "dust10 dust5"}, {}])
-    names = naive_turn(game, NaiveAgent())
+    names = own_turn(game, NaiveAgent())
     assert names[0] == "buy_opal"  # 15 < sapphire 20, two opals and a free slot: the third
     assert game.state.players[0].active[Gem.OPAL] == 3
 
@@ -214,7 +187,7 @@ def test_excess_hand_is_banked_in_opals_after_the_advance() -> None:
     limit (mage: 6)."""
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"active": "sapphire:5", "hand": "blue5:9"}, {}])
-    names = naive_turn(game, NaiveAgent())
+    names = own_turn(game, NaiveAgent())
     assert names[0] == "advance_artifacts" and names[-1] == "end_turn"
     assert names[1:-1] and set(names[1:-1]) == {"buy_opal"}
     me = game.state.players[0]
@@ -246,7 +219,7 @@ def test_free_level_goes_to_the_most_expensive_next_level() -> None:
                  players=[{"active": "sapphire:5", "hand": "dust10:3",
                            "levels": "artifacts:3 sages:1"}, {}])
     agent = NaiveAgent()
-    names = naive_turn(game, agent)
+    names = own_turn(game, agent)
     assert names == ["advance_sages", "open_runestone"]  # S4 cheapest (6 < 16), then S6a
     play(game, "bid_plus_0")
     play(game, "pass")
@@ -273,7 +246,7 @@ def test_auction_debt_sells_the_cheapest_inactive_gem() -> None:
                  players=[{"active": "sapphire:5", "inactive": "opal sapphire",
                            "hand": "dust10 dust5"}, {}])
     agent = NaiveAgent()
-    names = naive_turn(game, agent)
+    names = own_turn(game, agent)
     # liquid 15 + 5 + 10 = 30 >= 20 + 0: S4 first (artifacts 2 from cash), then S6a
     assert names == ["advance_artifacts", "open_spellbook"]
     play(game, "bid_plus_0")
@@ -288,7 +261,7 @@ def test_no_buy_of_a_gem_that_cannot_be_activated() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"active": "opal sapphire:4", "inactive": "emerald",
                            "hand": "dust10:9", "artifacts": "spellbook elixir"}, {}])
-    names = naive_turn(game, NaiveAgent())
+    names = own_turn(game, NaiveAgent())
     bought = [n for n in names if n.startswith("buy_") and n != "buy_opal"]
     me = game.state.players[0]
     for name in bought:  # every non-opal gem bought this turn ended active
@@ -304,7 +277,7 @@ def test_realisation_never_reverses_a_move() -> None:
                  players=[{"active": "opal:3 sapphire:2", "inactive": "emerald diamond",
                            "hand": "dust10:9", "artifacts": "spellbook elixir"}, {}],
                  no_undo_activation=False)
-    names = naive_turn(game, NaiveAgent())
+    names = own_turn(game, NaiveAgent())
     assert names[-1] == "end_turn"
     moved_up = {n.removeprefix("activate_") for n in names if n.startswith("activate_")}
     moved_down = {n.removeprefix("deactivate_") for n in names if n.startswith("deactivate_")}

@@ -3,13 +3,13 @@ many seeded games, and its edge over naive (a fixed-seed regression guard)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.agent_helpers import decide, own_turn, rule_variant
 from zavandor_env.agents.base import Agent, RandomAgent
 from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.agents.match import play_game
@@ -56,30 +56,13 @@ def test_overrides_keep_the_other_parameters() -> None:
 
 
 # ---- scenarios --------------------------------------------------------------------------
-def decide(game: Game, agent: Agent) -> int:
-    seat = game.current_player
-    return agent.act(None, PlayerView(game.state, seat), game.legal_actions())
-
-
-def planner_turn(game: Game, agent: PlannerAgent, limit: int = 40) -> list[str]:
-    """Let the planner (the turn player) act until it ends its turn or hands over a bid."""
-    names: list[str] = []
-    seat = game.turn_player
-    agent.reset(seat, game.num_players, seed=0)
-    while game.current_player == seat and game.phase == Phase.TURN and len(names) < limit:
-        action = decide(game, agent)
-        names.append(action_to_string(action))
-        game.apply(action)
-        if names[-1] == "end_turn":
-            break
-    return names
 
 
 def test_gems_stop_at_sapphire_even_when_emeralds_are_allowed() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"active": "opal:2 sapphire:2", "hand": "dust10:4",
                            "artifacts": "spellbook", "levels": "artifacts:4"}, {}])
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert names[0] == "buy_sapphire", names
     assert "buy_emerald" not in names
 
@@ -88,7 +71,7 @@ def test_a_full_row_of_opals_is_upgraded_to_sapphires() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"active": "opal:5", "hand": "dust10:2", "levels": "artifacts:4"},
                           {}])
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert names[0] == "buy_sapphire", names
     me = game.state.players[0]
     assert me.active[Gem.SAPPHIRE] == 1 and sum(me.active) == 5
@@ -99,7 +82,7 @@ def test_knowledge_follows_the_order_energy_flow_first() -> None:
     order: the cheapest chip, then its first level."""
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"active": "sapphire:5", "hand": "dust10:5"}, {}])
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert names[:2] == ["buy_chip_20", "advance_energy_flow"], names
 
 
@@ -107,7 +90,7 @@ def test_a_started_field_is_raised_before_the_next_is_entered() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, display=[],
                  players=[{"active": "sapphire:5", "hand": "dust10:5",
                            "levels": "energy_flow:2 artifacts:1"}, {}])
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert names[0] == "advance_energy_flow", names
 
 
@@ -117,7 +100,7 @@ def test_the_artifact_with_most_vp_per_energy_is_opened() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, round=10,
                  display=["crystal_ball", "talisman"],
                  players=[{"active": "sapphire:5", "hand": "dust10:11"}, {}])  # < 120: no sentinel
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert names[0] == "open_talisman", names
 
 
@@ -125,14 +108,14 @@ def test_before_round_10_knowledge_comes_before_the_artifact() -> None:
     game = build(2, characters=["mage", "fairy"], turn_player=0, round=5,
                  display=["crystal_ball"],
                  players=[{"active": "sapphire:5", "hand": "dust10:11"}, {}])
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert names[:3] == ["buy_chip_20", "advance_energy_flow", "open_crystal_ball"], names
 
 
 def test_a_druid_below_fire_4_still_buys_unlike_naive() -> None:
     players = [{"active": "sapphire:5", "hand": "dust10:11", "levels": "fire:3",
                 "druid_ruby_used": True}, {}]
-    names = planner_turn(build(2, characters=["druid", "fairy"], turn_player=0, round=10,
+    names = own_turn(build(2, characters=["druid", "fairy"], turn_player=0, round=10,
                                display=["spellbook"], players=players), PlannerAgent())
     assert "open_spellbook" in names, names
     naive = NaiveAgent()
@@ -153,7 +136,7 @@ def _fifth_sentinel_game(my_vp_gems: str) -> Game:
 
 def test_the_fifth_sentinel_is_not_opened_when_taking_it_would_not_win() -> None:
     game = _fifth_sentinel_game("opal:2")
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert not any(n.startswith("open_") for n in names if n.split("_", 1)[1] in
                    ("phoenix", "fox", "tomcat", "scarab", "salamander")), names
 
@@ -161,7 +144,7 @@ def test_the_fifth_sentinel_is_not_opened_when_taking_it_would_not_win() -> None
 def test_the_fifth_sentinel_is_opened_when_taking_it_wins() -> None:
     game = _fifth_sentinel_game("sapphire:5")
     game.state.players[1].active[Gem.DIAMOND] = 0  # the rival is far behind now
-    names = planner_turn(game, PlannerAgent())
+    names = own_turn(game, PlannerAgent())
     assert names[0] in {"open_fox", "open_phoenix", "open_tomcat", "open_scarab",
                         "open_salamander"}, names
 
@@ -211,15 +194,7 @@ def _property_game(index: int) -> tuple[list[Agent], GameConfig]:
     agents = [RecordingPlanner(), *others]
     shift = index % n
     agents = agents[shift:] + agents[:shift]
-    options: dict[str, Any] = {}
-    variant = index // 20 % 4
-    if variant == 1:
-        options["no_undo_activation"] = False
-    elif variant == 2:
-        options["no_split_blocks"] = False
-    elif variant == 3:
-        options["allow_overbid"] = not GameConfig().allow_overbid
-    return agents, dataclasses.replace(GameConfig(num_players=n), **options)
+    return agents, rule_variant(index // 20, n)
 
 
 def test_property_games_end_by_the_rules_without_stalling_or_fallbacks() -> None:

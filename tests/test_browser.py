@@ -191,7 +191,9 @@ def test_viewer_shows_the_policys_view(browser: Any, tmp_path: Path) -> None:
     rows = browser.find_elements("css selector", "#policy .prob")
     assert [r.find_element("css selector", ".name").text for r in rows] == list(note["probs"])
     assert "value estimate" in by_id(browser, "policy").text
-    assert "not in this policy file" in by_id(browser, "policy").text  # committed: no critic
+    # The committed 2-player file carries the critic: the estimate is shown to 3 decimals.
+    assert note["value"] is not None
+    assert f"value estimate: {note['value']:.3f}" in by_id(browser, "policy").text
     if (target := screenshot_dir()) is not None:
         target.mkdir(parents=True, exist_ok=True)
         browser.execute_script("window.scrollTo(0, 0)")

@@ -1,0 +1,51 @@
+"""Reading an agent's tunable numbers from a mapping or a YAML file (heuristic weights, planner
+parameters): the one place for the file format and its one-line errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+
+def check_known_keys(cls: type, data: Mapping[str, Any], what: str) -> None:
+    """One-line ``ValueError`` naming the keys of ``data`` that are not fields of the dataclass
+    ``cls`` (``what``: e.g. "heuristic weight")."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown {what}(s) {unknown}; known: {sorted(known)}")
+
+
+def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, Any]:
+    """The mapping under ``section`` of the YAML file (or the whole file when it has no such
+    key); an empty file is an empty mapping.  ``ValueError`` if it is not a mapping."""
+    import yaml
+
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: {what} must be a mapping")
+    body = data.get(section, data)
+    if not isinstance(body, dict):
+        raise ValueError(f"{path}: {what} must be a mapping")
+    return body
+
+
+class _FromMapping(Protocol):
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Any: ...
+
+
+P = TypeVar("P", bound=_FromMapping)
+
+
+def with_overrides(base: P, overrides: Mapping[str, Any] | None) -> P:
+    """``base`` (a dataclass with ``from_mapping``) with the keys of ``overrides`` replaced,
+    checked as a whole; ``base`` itself when there is nothing to override."""
+    if not overrides:
+        return base
+    merged = asdict(base)  # type: ignore[call-overload]
+    merged.update(overrides)
+    return type(base).from_mapping(merged)  # type: ignore[no-any-return]
