@@ -75,11 +75,21 @@ from functools import lru_cache
 from typing import Any
 
 from zavandor_env.engine import Game, GameConfig, Phase
+from zavandor_env.engine.actions import BID, BID_RAISES, OPEN_ARTIFACT, OPEN_SENTINEL, PASS
+from zavandor_env.engine.data import ARTIFACTS, SENTINEL_MIN_BID
 from zavandor_env.engine.determinize import determinize
+from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL
 from zavandor_env.engine.view import PlayerView
 
 from .base import Agent
-from .heuristic import GEM_INCOME, HeuristicWeights, choose, horizon, resolve_weights
+from .heuristic import (
+    GEM_INCOME,
+    HeuristicWeights,
+    choose,
+    horizon,
+    resolve_weights,
+    spend_budget,
+)
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
 ENGINES = ("native", "python")
@@ -154,6 +164,12 @@ class MCTSAgent(Agent):
             UCB) or ``"heuristic"`` (only this seat's decisions are searched; the others
             play the heuristic in every determinization).
         max_depth: tree: at most this many tree edges per iteration (0: unlimited).
+        no_ruin: never choose a bid or an opening whose price exceeds what the seat can pay
+            without selling an active gem (its hand plus its inactive gems), as the heuristic
+            never does.  The rollouts model every opponent with the heuristic; against
+            players that let an auction go at the minimum (naive, the planner) a bid the
+            rollouts expect to be outbid is won and paid by selling gems (measured at 4
+            players: 0.005 against three planners without it).
     """
 
     name = "mcts"
@@ -177,6 +193,7 @@ class MCTSAgent(Agent):
         min_pairs: int = 4,
         opponent_model: str = "search",
         max_depth: int = 0,
+        no_ruin: bool = True,
     ) -> None:
         super().__init__(seed)
         _check_choice("rollout", rollout, ("heuristic", "random"))
@@ -203,6 +220,7 @@ class MCTSAgent(Agent):
         self.algorithm = algorithm
         self.switch_z = switch_z
         self.min_pairs = min_pairs
+        self.no_ruin = no_ruin
         self.last_iterations = 0
         if engine is not None and engine not in ENGINES:
             raise ValueError(f"engine must be 'native' or 'python', got {engine!r}")
@@ -248,8 +266,10 @@ class MCTSAgent(Agent):
             return choose(view, legal_actions, self.w)
         if self.avoid_curse:
             legal_actions = curse_free(view, legal_actions)
-            if len(legal_actions) == 1:
-                return legal_actions[0]
+        if self.no_ruin:
+            legal_actions = within_budget(view, legal_actions)
+        if len(legal_actions) == 1:
+            return legal_actions[0]
         return self.search(view, legal_actions)
 
     # ---- search -------------------------------------------------------------------------
@@ -504,6 +524,29 @@ def curse_free(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
     return [a for a in legal_actions if a in safe] or list(legal_actions)
 
 
+def within_budget(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
+    """The seat's legal actions less the bids and openings whose price exceeds its hand plus
+    the sale value of its inactive gems (what it can pay without selling an active gem).  All
+    of them if that would leave none (passing, or an opening it cannot afford otherwise)."""
+    budget = spend_budget(view)
+    seat = view.seat
+    keep = []
+    for a in legal_actions:
+        if OPEN_ARTIFACT <= a < OPEN_SENTINEL:
+            item = a - OPEN_ARTIFACT
+            price = view.price(seat, ITEM_ARTIFACT, item, ARTIFACTS[item].min_bid)
+        elif OPEN_SENTINEL <= a < BID:
+            price = view.price(seat, ITEM_SENTINEL, a - OPEN_SENTINEL, SENTINEL_MIN_BID)
+        elif BID <= a < PASS and view.phase == Phase.BID:
+            price = view.price(seat, view.auction_kind, view.auction_item,
+                               view.high_bid + BID_RAISES[a - BID])
+        else:
+            price = 0
+        if price <= budget:
+            keep.append(a)
+    return keep or list(legal_actions)
+
+
 def evaluate_seat(view: PlayerView, w: HeuristicWeights) -> float:
     """Heuristic worth of a seat in VP: VP now plus its economy converted at ``vp_energy``."""
     me = view.me
@@ -518,4 +561,5 @@ def evaluate_seat(view: PlayerView, w: HeuristicWeights) -> float:
     return me.current_vp + energy / w.vp_energy
 
 
-__all__ = ["ENGINES", "MCTSAgent", "curse_free", "evaluate_seat", "native_search_module"]
+__all__ = ["ENGINES", "MCTSAgent", "curse_free", "evaluate_seat", "native_search_module",
+           "within_budget"]

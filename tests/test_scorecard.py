@@ -72,7 +72,7 @@ def test_the_card_has_a_row_per_opponent_and_player_count(tmp_path):
     mcts = card["rows"][1]["opponent_spec"]
     assert mcts == ("mcts:iterations=1,algorithm=tree,rollout=heuristic,horizon_rounds=1,"
                     "opponent_model=search,max_depth=0,c=0.7,prior_weight=1.0,eval_scale=5.0,"
-                    "search_all=false,avoid_curse=true")
+                    "search_all=false,avoid_curse=true,no_ruin=false")
     assert "IS-MCTS tree search" in md
     assert "--mcts-iterations 1" in card["command"] and "| 3 | mcts | 3 |" in md
     assert card["rules"]["allow_overbid"] is False  # the shipped policies' training rules
