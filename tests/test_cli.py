@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.interrupt import terminal_sigint
 from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.agents.match import play_game
 from zavandor_env.cli import main
@@ -198,6 +199,7 @@ def test_ctrl_c_during_play_saves_the_game_so_far(tmp_path):
         [sys.executable, "-m", "zavandor_env.cli", "play", "random", "--no-colour",
          "--save", str(save)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=terminal_sigint,
     )
     seen: list[str] = []
 
@@ -332,6 +334,7 @@ def test_ctrl_c_during_eval_stops_every_worker_with_one_line(tmp_path):
          "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches
+        preexec_fn=terminal_sigint,
     )
     time.sleep(3)
     os.killpg(proc.pid, signal.SIGINT)
