@@ -99,6 +99,9 @@ class PolicyAgent(Agent):
         self.avoid_curse = avoid_curse
         if type(trust_pickle) is not bool:  # a YAML "maybe" must not count as consent
             raise PolicyLoadError(f"trust_pickle must be true or false, got {trust_pickle!r}")
+        for flag, value in (("deterministic", deterministic), ("avoid_curse", avoid_curse)):
+            if type(value) is not bool:
+                raise ValueError(f"{flag} must be true or false, got {value!r}")
         self.path = data_path(path)
         self.deterministic = deterministic
         obs_dim, num_actions = _env_sizes()

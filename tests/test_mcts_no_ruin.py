@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from zavandor_env.agents.heuristic import spend_budget
 from zavandor_env.agents.mcts import MCTSAgent, within_budget
+from zavandor_env.agents.registry import make_agent
 from zavandor_env.engine import Game, PlayerView, action_to_string
 from zavandor_env.engine.scenario import build, play
 
@@ -41,3 +44,11 @@ def test_the_agent_passes_without_searching_when_only_ruinous_bids_remain() -> N
     off.reset(view.seat, 2)
     off.act(None, view, legal)
     assert off.last_iterations > 0  # without the filter it searches the ruinous bids
+
+
+@pytest.mark.parametrize("flag", ["no_ruin", "avoid_curse", "search_all"])
+def test_a_flag_that_is_not_a_bool_is_refused_in_one_line(flag: str) -> None:
+    with pytest.raises(ValueError, match=f"{flag} must be true or false") as err:
+        make_agent(f"mcts:{flag}=maybe")
+    assert "\n" not in str(err.value)
+    assert make_agent(f"mcts:{flag}=false")  # a spec's true/false are booleans

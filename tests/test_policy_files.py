@@ -188,6 +188,12 @@ def test_trust_pickle_must_be_a_real_boolean(tmp_path: Path, value: object) -> N
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize("flag", ["deterministic", "avoid_curse"])
+def test_other_flags_must_be_real_booleans_too(flag: str) -> None:
+    with pytest.raises(ValueError, match=f"{flag} must be true or false"):
+        PolicyAgent("train/checkpoints/selfplay_2p/policy.npz", **{flag: "yes"})
+
+
 def test_npz_policy_loads_without_a_warning(tmp_path: Path) -> None:
     path = save_policy(tiny_policy(), tmp_path / "p.npz")
     with warnings.catch_warnings():
