@@ -99,7 +99,10 @@ class PlannerParams:
         if unknown or len(set(order)) != len(order) or not order:
             raise ValueError(f"knowledge_order must list distinct fields of {list(FIELD_NAMES)}, "
                              f"got {order!r}")
-        factors = {int(k): float(v) for k, v in dict(self.artifact_bid_factor).items()}
+        try:
+            factors = {int(k): float(v) for k, v in dict(self.artifact_bid_factor).items()}
+        except (TypeError, ValueError):
+            factors = {}
         if set(factors) != {2, 3, 4, 5, 6} or min(factors.values()) <= 0:
             raise ValueError("artifact_bid_factor must give a positive factor for each of 2-6 "
                              f"players, got {self.artifact_bid_factor!r}")
@@ -107,7 +110,8 @@ class PlannerParams:
         if type(self.artifacts_first_round) is not int or self.artifacts_first_round < 1:
             raise ValueError("artifacts_first_round must be a positive integer, "
                              f"got {self.artifacts_first_round!r}")
-        if not self.sentinel_bid_factor > 0:
+        factor = self.sentinel_bid_factor
+        if isinstance(factor, bool) or not isinstance(factor, int | float) or not factor > 0:
             raise ValueError(f"sentinel_bid_factor must be positive, "
                              f"got {self.sentinel_bid_factor!r}")
 

@@ -41,6 +41,9 @@ def test_shipped_yaml_is_the_default_and_loads_through_a_spec() -> None:
     ({"artifact_bid_factor": {2: 1.1}}, "artifact_bid_factor"),
     ({"artifacts_first_round": 0}, "artifacts_first_round"),
     ({"sentinel_bid_factor": 0}, "sentinel_bid_factor"),
+    ({"sentinel_bid_factor": "high"}, "sentinel_bid_factor"),
+    ({"artifact_bid_factor": ["1.1"]}, "artifact_bid_factor"),
+    ({"artifact_bid_factor": {"two": 1.1}}, "artifact_bid_factor"),
     ({"colour": "red"}, "unknown planner parameter"),
 ])
 def test_bad_parameters_are_one_line_errors(bad: dict[str, Any], message: str) -> None:
