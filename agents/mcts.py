@@ -90,6 +90,7 @@ from .heuristic import (
     resolve_weights,
     spend_budget,
 )
+from .params_file import check_flags
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
 ENGINES = ("native", "python")
@@ -205,10 +206,7 @@ class MCTSAgent(Agent):
             raise ValueError(f"seconds must be positive, got {seconds!r}")
         _check_count("max_depth", max_depth, 0)
         _check_count("min_pairs", min_pairs, 0)
-        for flag, value in (("search_all", search_all), ("avoid_curse", avoid_curse),
-                            ("no_ruin", no_ruin)):
-            if type(value) is not bool:
-                raise ValueError(f"{flag} must be true or false, got {value!r}")
+        check_flags(search_all=search_all, avoid_curse=avoid_curse, no_ruin=no_ruin)
         self.iterations = iterations
         self.seconds = seconds
         self.rollout = rollout

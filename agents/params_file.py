@@ -1,5 +1,5 @@
-"""Reading an agent's tunable numbers from a mapping or a YAML file (heuristic weights, planner
-parameters): the one place for the file format and its one-line errors."""
+"""Checking an agent's parameters: its tunable numbers from a mapping or a YAML file (heuristic
+weights, planner parameters) and its on/off flags -- the one place for their one-line errors."""
 
 from __future__ import annotations
 
@@ -7,6 +7,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+
+def check_flags(**flags: object) -> None:
+    """One-line ``ValueError`` for the first flag that is not a real boolean: an agent spec's
+    ``true``/``false`` are booleans, and a string such as ``"maybe"`` must not count as true."""
+    for name, value in flags.items():
+        if type(value) is not bool:
+            raise ValueError(f"{name} must be true or false, got {value!r}")
 
 
 def check_known_keys(cls: type, data: Mapping[str, Any], what: str) -> None:

@@ -37,6 +37,7 @@ from zavandor_env.resources import data_path
 
 from .base import Agent
 from .mcts import curse_free
+from .params_file import check_flags
 
 #: Decisions where a bid or an auction opening can be chosen (what avoid_curse filters).
 _AUCTION_PHASES = (Phase.TURN, Phase.BID)
@@ -99,9 +100,7 @@ class PolicyAgent(Agent):
         self.avoid_curse = avoid_curse
         if type(trust_pickle) is not bool:  # a YAML "maybe" must not count as consent
             raise PolicyLoadError(f"trust_pickle must be true or false, got {trust_pickle!r}")
-        for flag, value in (("deterministic", deterministic), ("avoid_curse", avoid_curse)):
-            if type(value) is not bool:
-                raise ValueError(f"{flag} must be true or false, got {value!r}")
+        check_flags(deterministic=deterministic, avoid_curse=avoid_curse)
         self.path = data_path(path)
         self.deterministic = deterministic
         obs_dim, num_actions = _env_sizes()
