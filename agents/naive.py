@@ -136,7 +136,7 @@ from zavandor_env.engine.view import PlayerView
 
 from .base import Agent
 
-__all__ = ["NaiveAgent", "NaiveDecision", "block_usable", "naive_decision"]
+__all__ = ["NaiveAgent", "NaiveDecision", "block_usable", "naive_decision", "safe_default"]
 
 # sozav's constants (the doc's S2, B3).
 GEMS_ADVANCE_MARGIN = 10
@@ -573,6 +573,15 @@ class NaiveDecision:
         return min(self.legal)
 
 
+def safe_default(legal_actions: Sequence[int]) -> int:
+    """What a scripted player plays when its choice is not legal: end the turn, else pass,
+    else the first legal action."""
+    for safe in (END_TURN, PASS):
+        if safe in legal_actions:
+            return safe
+    return legal_actions[0]
+
+
 def naive_decision(view: PlayerView, legal: Sequence[int], rng: random.Random) -> int:
     """The naive player's decision for the seat of ``view`` (``rng`` draws the bid jitter and
     the sentinel choice)."""
@@ -604,10 +613,7 @@ class NaiveAgent(Agent):
         if action in legal_actions:
             return action
         self.fallbacks += 1  # defensive: a rule the port missed must not crash a game
-        for safe in (END_TURN, PASS):
-            if safe in legal_actions:
-                return safe
-        return legal_actions[0]
+        return safe_default(legal_actions)
 
     def decide(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         """The policy's choice (``act`` adds the safe fallback around it)."""

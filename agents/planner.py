@@ -73,7 +73,7 @@ from zavandor_env.resources import PACKAGE_DIR
 from .naive import DISCOUNT_SHARE, NaiveAgent, NaiveDecision, block_usable
 from .params_file import check_known_keys, read_yaml_section, with_overrides
 
-__all__ = ["PlannerAgent", "PlannerParams", "planner_decision"]
+__all__ = ["PlannerAgent", "PlannerParams", "native_planner_params", "planner_decision"]
 
 DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "planner.yaml"
 
@@ -145,6 +145,23 @@ def resolve_params(params: PlannerParams | Mapping[str, Any] | None,
     path = Path(config) if config is not None else DEFAULT_CONFIG
     base = PlannerParams.from_yaml(path) if config is not None or path.exists() else PlannerParams()
     return with_overrides(base, params)
+
+
+def native_planner_params(params: PlannerParams) -> Any:
+    """``params`` as the native module's ``PlannerParams`` (indices instead of names), for
+    ``NativePlanner`` and the MCTS rollouts (``native/src/naive.hpp``)."""
+    from zavandor_env.engine.native import core_module
+
+    factors = [1.0] * 7
+    for players, factor in params.artifact_bid_factor.items():
+        factors[players] = factor
+    return core_module().PlannerParams(
+        gem_cap=params.gem_cap_kind,
+        field_order=list(params.field_order),
+        artifacts_first_round=params.artifacts_first_round,
+        artifact_bid_factor=factors,
+        sentinel_bid_factor=float(params.sentinel_bid_factor),
+    )
 
 
 class _PlannerDecision(NaiveDecision):

@@ -168,15 +168,7 @@ std::vector<uint32_t> seed_words(const py::int_& seed) {
 
 Core& core_of(const py::object& core) { return py::cast<Core&>(core); }
 
-// The deciding seat and the legal actions of a core's pending decision (raises if none).
-int pending(Core& c) {
-  const zav::GameState& s = c.s;
-  if (s.terminated || s.truncated || s.phase == zav::GAME_OVER || s.phase == zav::ROUND_END)
-    throw py::value_error("no decision is pending (the game is over or stopped at a round end)");
-  int n = c.refresh_legal();
-  if (n <= 0) throw py::value_error("no decision is pending (no legal action)");
-  return n;
-}
+int pending(Core& c) { return pending_decision(c); }
 
 // agents/novice.py NoviceAgent with its own generator (random.Random(seed)).
 struct NativeNovice {

@@ -16,11 +16,12 @@ using namespace zav;
 using zav::pyutil::seed_words;
 
 // The other parts of the module register their functions themselves
-// (bind_observe.cpp, bind_heuristic.cpp, bind_vec.cpp, bind_mcts.cpp).
+// (bind_observe.cpp, bind_heuristic.cpp, bind_vec.cpp, bind_mcts.cpp, bind_naive.cpp).
 void register_observe(pybind11::module_& m);
 void register_heuristic(pybind11::module_& m);
 void register_vec(pybind11::module_& m);
 void register_mcts(pybind11::module_& m);
+void register_naive(pybind11::module_& m);
 
 namespace {
 
@@ -545,4 +546,5 @@ PYBIND11_MODULE(_native, m) {
   register_heuristic(m);
   register_vec(m);
   register_mcts(m);
+  register_naive(m);
 }

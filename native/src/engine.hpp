@@ -97,4 +97,16 @@ using ::Core;
 inline const zav::GameState& core_state(const pybind11::object& core) {
   return pybind11::cast<const Core&>(core).s;
 }
+
+// The number of legal actions of a core's pending decision (now in core.legal); a one-line
+// ValueError if none is pending.
+inline int pending_decision(Core& c) {
+  const zav::GameState& s = c.s;
+  if (s.terminated || s.truncated || s.phase == zav::GAME_OVER || s.phase == zav::ROUND_END)
+    throw pybind11::value_error(
+        "no decision is pending (the game is over or stopped at a round end)");
+  int n = c.refresh_legal();
+  if (n <= 0) throw pybind11::value_error("no decision is pending (no legal action)");
+  return n;
+}
 #endif
