@@ -4,19 +4,27 @@ Both algorithms draw **determinizations**: full games consistent with what the s
 seat knows (:func:`zavandor_env.engine.determinize.determinize`: opponents' card values,
 9-Sages cards and deck orders redrawn, generator reseeded, so the real draws stay unknown).
 
-``algorithm="flat"`` (the default; a flat Monte Carlo / PIMC search around the heuristic):
+Both are built around a **scripted policy** (``policy``): the ``planner`` (the default),
+``naive`` or the ``heuristic``.  Its choice is the prior, it decides what is not searched, and
+it (or ``rollout``, another scripted player or ``"random"``) plays the rollouts -- so it is
+also the search's model of the opponents.  The model matters: at 0.05 s a move the flat search
+on the heuristic beats the heuristic (1.00 at 2 players) but loses to the planner (0.16),
+whose auctions it misjudges; on the planner it beats the planner (1.00; 0.99 as 1 vs 3) and
+the heuristic (0.94; 0.92 as 1 vs 3) -- docs/benchmarks.md, "MCTS around the planner".
+
+``algorithm="flat"`` (the default; a flat Monte Carlo / PIMC search around the policy):
 
 1. Each determinization is played out once from **every** allowed root action (common random
-   numbers: the same sample and the same generator for all of them, the heuristic's own choice
+   numbers: the same sample and the same generator for all of them, the policy's own choice
    first); after the root action every seat, the searching one included, plays the rollout
-   policy (the heuristic) -- to the end of the game with ``horizon_rounds=0``.  An iteration
-   is one such playout.
-2. The action with the best mean reward is played -- but only if it beats the heuristic's
+   policy -- to the end of the game with ``horizon_rounds=0``.  An iteration is one such
+   playout.
+2. The action with the best mean reward is played -- but only if it beats the policy's
    choice on the paired differences of the same samples by more than ``switch_z`` standard
-   errors over at least ``min_pairs`` samples; otherwise the heuristic's choice stays.  This is
-   one step of policy improvement over the heuristic, with the heuristic as the model of the
-   opponents, and it never leaves the heuristic's plan on noise: small budgets play like the
-   heuristic, larger ones switch where the difference is clear.
+   errors over at least ``min_pairs`` samples; otherwise the policy's choice stays.  This is
+   one step of policy improvement over the policy, with the rollout policy as the model of the
+   opponents, and it never leaves the policy's plan on noise: small budgets play like the
+   policy, larger ones switch where the difference is clear.
 
 ``algorithm="tree"`` (single-observer IS-MCTS, Cowling, Powley & Whitehouse 2012, with UCT):
 
@@ -25,15 +33,16 @@ seat knows (:func:`zavandor_env.engine.determinize.determinize`: opponents' card
    actions, and only those legal in this determinization compete, by UCB1 with
    *availability* counts (how often the action was legal when its parent was visited).  With
    ``opponent_model="search"`` every seat's decisions are in the tree and each edge keeps the
-   reward of the seat that chose it; with ``opponent_model="heuristic"`` only the searching
-   seat's decisions are nodes and the other seats play the heuristic in every
+   reward of the seat that chose it; with ``opponent_model="policy"`` only the searching
+   seat's decisions are nodes and the other seats play the policy in every
    determinization.  ``max_depth`` > 0 caps the tree edges per iteration.
-   The heuristic's own choice gets a progressive bias ``prior_weight / (n + 1)``, so small
-   budgets fall back on the heuristic instead of on noise.
-3. **Expansion** adds one untried action (the heuristic's first).
-4. **Rollout** plays on with the heuristic policy (``rollout: heuristic``) or uniformly
-   random legal actions (``rollout: random``) for every seat, and is **truncated** once
-   ``horizon_rounds`` further round boundaries have passed (or the game ends).
+   The policy's own choice gets a progressive bias ``prior_weight / (n + 1)``, so small
+   budgets fall back on the policy instead of on noise.
+3. **Expansion** adds one untried action (the policy's first).
+4. **Rollout** plays on with the rollout policy (``rollout``: a scripted player, by default
+   the ``policy``, or ``"random"``: uniformly random legal actions) for every seat, and is
+   **truncated** once ``horizon_rounds`` further round boundaries have passed (or the game
+   ends).
 5. The most visited root action is played.
 
 **Evaluation** (both): a finished game scores half the win share (1 for each winner, shared)
@@ -43,17 +52,18 @@ VP + (expected income x remaining rounds x efficiency + liquid energy) / vp_ener
 heuristic's own exchange rate between energy and VP.  ``eval_scale`` VP of lead is worth about
 0.73.
 
-Measured against the heuristic (2 players, docs in tests/test_native_mcts.py): the old tree
-search with one-round truncated rollouts wins about 0.8 at 16 iterations but gets *weaker* with
-more (0.125 at 200 iterations): the truncated evaluation ignores long-term investments and the
-progressive bias fades.  The flat search with full rollouts and ``switch_z=2`` plays like the
-heuristic at 16 iterations (0.5), wins 0.93 at 64 and 0.97 at 150-400 and at 0.1 s a move.
-``MCTSAgent(algorithm="tree", horizon_rounds=1)`` (with the other old defaults) is the old
-agent.
+Measured around the heuristic, against it (2 players, docs in tests/test_native_mcts.py): the
+old tree search with one-round truncated rollouts wins about 0.8 at 16 iterations but gets
+*weaker* with more (0.125 at 200 iterations): the truncated evaluation ignores long-term
+investments and the progressive bias fades.  The flat search with full rollouts and
+``switch_z=2`` plays like the heuristic at 16 iterations (0.5), wins 0.93 at 64 and 0.97 at
+150-400 and at 0.1 s a move.  ``MCTSAgent(policy="heuristic")`` is the default agent before
+2026-12-01, and ``MCTSAgent(algorithm="tree", horizon_rounds=1, policy="heuristic",
+no_ruin=False)`` the one before that.
 
 Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins).
 Decisions outside phase 3 and bidding (debts, lost gems, free levels) are left to the
-heuristic when ``search_all`` is false, which saves most of the time for little loss.
+policy when ``search_all`` is false, which saves most of the time for little loss.
 
 Engines: the search runs in C++ (``engine="native"``: ``native/src/mcts.cpp``, the same
 algorithms on the native rules engine and heuristic, some hundred times faster) or in this
@@ -90,10 +100,13 @@ from .heuristic import (
     resolve_weights,
     spend_budget,
 )
+from .naive import naive_decision, safe_default
 from .params_file import check_flags
+from .planner import PlannerParams, native_planner_params, planner_decision, resolve_params
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
 ENGINES = ("native", "python")
+POLICIES = ("heuristic", "naive", "planner")
 
 
 def native_search_module() -> Any:
@@ -132,19 +145,26 @@ def _check_count(name: str, value: object, minimum: int) -> None:
 
 
 class MCTSAgent(Agent):
-    """Flat Monte Carlo search or IS-MCTS with heuristic (or random) rollouts; see the module
-    docstring.  The defaults are the flat search with rollouts to the end of the game; the
-    agent before it is ``MCTSAgent(algorithm="tree", horizon_rounds=1)``.
+    """Flat Monte Carlo search or IS-MCTS around a scripted policy (planner, naive or
+    heuristic); see the module docstring.  The defaults are the flat search around the planner
+    with rollouts to the end of the game.
 
     Args:
         seed: seeds determinizations, rollouts and tie-breaks.
         iterations: iterations per decision (used when ``seconds`` is None).
         seconds: wall-clock budget per decision (overrides ``iterations``).
-        rollout: ``"heuristic"`` or ``"random"``.
+        policy: the scripted player the search is built around -- ``"planner"`` (the
+            shipped ``planner.yaml`` parameters), ``"naive"`` or ``"heuristic"`` (the default
+            before 2026-12-01): its choice is the prior (flat: kept unless beaten
+            significantly; tree: the progressive bias and the first expansion), it decides
+            what is not searched (``search_all``), and with ``opponent_model="policy"`` it
+            plays the other seats.
+        rollout: who plays every seat in the rollouts: ``"heuristic"``, ``"naive"``,
+            ``"planner"`` or ``"random"``; None (the default): the ``policy``.
         horizon_rounds: truncate rollouts after this many round boundaries (0: never, the
             default; the tree search used 1).
         c: UCB exploration constant (tree).
-        prior_weight: progressive bias towards the heuristic's choice (tree).
+        prior_weight: progressive bias towards the policy's choice (tree).
         eval_scale: VP lead that maps to a win estimate of about 0.73.
         search_all: search every decision, not only phase-3 and bidding decisions.
         avoid_curse: never choose a bid or an opening it could not pay, even by selling every
@@ -156,21 +176,22 @@ class MCTSAgent(Agent):
         engine: ``"native"`` (the C++ search), ``"python"`` (this module), or None for the
             native one when the extension provides it (else Python).
         algorithm: ``"flat"`` (every root action played out from each determinization, the
-            heuristic's choice kept unless beaten significantly) or ``"tree"`` (IS-MCTS).
+            policy's choice kept unless beaten significantly) or ``"tree"`` (IS-MCTS).
         switch_z: flat: how many standard errors of the paired differences the best action's
-            advantage over the heuristic's choice must exceed to replace it.
-        min_pairs: flat: the fewest paired samples on which the heuristic's choice may be
+            advantage over the policy's choice must exceed to replace it.
+        min_pairs: flat: the fewest paired samples on which the policy's choice may be
             replaced.
         opponent_model: tree: ``"search"`` (every seat's decisions are tree nodes, chosen by
-            UCB) or ``"heuristic"`` (only this seat's decisions are searched; the others
-            play the heuristic in every determinization).
+            UCB) or ``"policy"`` (only this seat's decisions are searched; the others play the
+            policy in every determinization; ``"heuristic"`` is its old name, for the
+            heuristic policy only).
         max_depth: tree: at most this many tree edges per iteration (0: unlimited).
         no_ruin: never choose a bid or an opening whose price exceeds what the seat can pay
             without selling an active gem (its hand plus its inactive gems), as the heuristic
-            never does.  The rollouts model every opponent with the heuristic; against
-            players that let an auction go at the minimum (naive, the planner) a bid the
-            rollouts expect to be outbid is won and paid by selling gems (measured at 4
-            players: 0.005 against three planners without it).
+            never does.  When the rollouts model the opponents wrongly (heuristic rollouts
+            against players that let an auction go at the minimum, as naive and the planner
+            do) a bid the rollouts expect to be outbid is won and paid by selling gems
+            (measured at 4 players: 0.005 against three planners without it, 0.16 with it).
     """
 
     name = "mcts"
@@ -180,7 +201,7 @@ class MCTSAgent(Agent):
         seed: int | None = None,
         iterations: int = 64,
         seconds: float | None = None,
-        rollout: str = "heuristic",
+        rollout: str | None = None,
         horizon_rounds: int = 0,
         c: float = 0.7,
         prior_weight: float = 1.0,
@@ -195,11 +216,17 @@ class MCTSAgent(Agent):
         opponent_model: str = "search",
         max_depth: int = 0,
         no_ruin: bool = True,
+        policy: str = "planner",
     ) -> None:
         super().__init__(seed)
-        _check_choice("rollout", rollout, ("heuristic", "random"))
+        _check_choice("policy", policy, POLICIES)
+        rollout = policy if rollout is None else rollout
+        _check_choice("rollout", rollout, (*POLICIES, "random"))
         _check_choice("algorithm", algorithm, ("flat", "tree"))
-        _check_choice("opponent_model", opponent_model, ("search", "heuristic"))
+        _check_choice("opponent_model", opponent_model, ("search", "policy", "heuristic"))
+        if opponent_model == "heuristic" and policy != "heuristic":
+            raise ValueError(f"opponent_model='heuristic' is the old name of 'policy' and "
+                             f"means the heuristic; with policy={policy!r} say 'policy'")
         if seconds is None:
             _check_count("iterations", iterations, 1)
         elif seconds <= 0:
@@ -223,6 +250,9 @@ class MCTSAgent(Agent):
         self.switch_z = switch_z
         self.min_pairs = min_pairs
         self.no_ruin = no_ruin
+        self.policy = policy
+        self.planner: PlannerParams | None = (
+            resolve_params(None) if "planner" in (policy, rollout) else None)
         self.last_iterations = 0
         if engine is not None and engine not in ENGINES:
             raise ValueError(f"engine must be 'native' or 'python', got {engine!r}")
@@ -230,6 +260,7 @@ class MCTSAgent(Agent):
         self._native: Any = None  # the extension module, when searching natively
         self._native_weights: Any = None  # _native.HeuristicWeights of _native_weights_of
         self._native_weights_of: HeuristicWeights | None = None
+        self._native_planner: Any = None  # _native.PlannerParams of self.planner
         self._attach_native()
 
     def _attach_native(self) -> None:
@@ -241,18 +272,20 @@ class MCTSAgent(Agent):
             raise RuntimeError(f"the native MCTS is unavailable ({native_status()}; "
                                "or the extension was built without mcts_search)")
         self.engine = "native" if self._native is not None else "python"
-        self._native_weights = self._native_weights_of = None
+        self._native_weights = self._native_weights_of = self._native_planner = None
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()  # the module and the native weights do not pickle
         state["_native"] = state["_native_weights"] = state["_native_weights_of"] = None
+        state["_native_planner"] = None
         state.pop("last_root", None)  # the last Python search tree: kept for tests only
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # An agent pickled before the flat search existed was a tree search.
         self.__dict__.update({"algorithm": "tree", "switch_z": 2.0, "min_pairs": 4,
-                              "opponent_model": "search", "max_depth": 0})
+                              "opponent_model": "search", "max_depth": 0,
+                              "policy": "heuristic", "planner": None})
         self.__dict__.update(state)
         self._attach_native()
 
@@ -265,7 +298,7 @@ class MCTSAgent(Agent):
         if len(legal_actions) == 1:
             return legal_actions[0]
         if not self.search_all and view.phase not in _SEARCH_PHASES:
-            return choose(view, legal_actions, self.w)
+            return self._scripted(self.policy, view, legal_actions)
         if self.avoid_curse:
             legal_actions = curse_free(view, legal_actions)
         if self.no_ruin:
@@ -273,6 +306,18 @@ class MCTSAgent(Agent):
         if len(legal_actions) == 1:
             return legal_actions[0]
         return self.search(view, legal_actions)
+
+    def _scripted(self, who: str, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        """The choice of the scripted player ``who`` (a legal action; naive and the planner
+        draw from this agent's generator, as the native search draws from its own)."""
+        if who == "heuristic":
+            return choose(view, legal_actions, self.w)
+        if who == "naive":
+            action = naive_decision(view, legal_actions, self.rng)
+        else:
+            assert self.planner is not None
+            action = planner_decision(view, legal_actions, self.planner, self.rng)
+        return action if action in legal_actions else safe_default(legal_actions)
 
     # ---- search -------------------------------------------------------------------------
     def search(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
@@ -293,8 +338,12 @@ class MCTSAgent(Agent):
             "prior_weight": self.prior_weight, "eval_scale": self.eval_scale,
             "avoid_curse": self.avoid_curse, "opponent_model": self.opponent_model,
             "max_depth": self.max_depth, "algorithm": self.algorithm, "switch_z": self.switch_z,
-            "min_pairs": self.min_pairs,
+            "min_pairs": self.min_pairs, "policy": self.policy,
         }
+        if self.planner is not None:
+            if self._native_planner is None:
+                self._native_planner = native_planner_params(self.planner)
+            params["planner"] = self._native_planner
         if self.seconds is None:
             params["iterations"] = self.iterations
         else:
@@ -336,16 +385,16 @@ class MCTSAgent(Agent):
             key=lambda a: (edges[a][0], edges[a][1] / max(1, edges[a][0])),
             default=None,
         )
-        return best if best is not None else choose(view, legal_actions, self.w)
+        return best if best is not None else self._scripted(self.policy, view, legal_actions)
 
     def _search_flat(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         """``algorithm="flat"``: every sample played out once from each root action (common
-        random numbers), the heuristic's choice first; see the module docstring."""
+        random numbers), the policy's choice first; see the module docstring."""
         seat = view.seat
         state = view._state.clone()
         if self.avoid_curse:
             state.config = _without_overbids(state.config)
-        prior = choose(PlayerView(state, seat), Game(state).legal_actions(), self.w)
+        prior = self._scripted(self.policy, PlayerView(state, seat), Game(state).legal_actions())
         legal = list(legal_actions)
         order = [prior] if prior in legal else []
         order += [a for a in legal if a != prior]
@@ -406,7 +455,7 @@ class MCTSAgent(Agent):
         if best < 0:
             return order[0]
         if has_prior and best != 0 and root.edges[prior][0] > 0:
-            # Keep the heuristic's choice unless the challenger's paired advantage over it is
+            # Keep the policy's choice unless the challenger's paired advantage over it is
             # significant (switch_z standard errors).
             m = pairs[best]
             switch = m > 0 and m >= self.min_pairs
@@ -428,8 +477,8 @@ class MCTSAgent(Agent):
         while not game.is_over:
             seat = game.current_player
             legal = game.legal_actions()
-            prior = choose(views[seat], legal, self.w)
-            if self.opponent_model == "heuristic" and seat != root_seat:
+            prior = self._scripted(self.policy, views[seat], legal)
+            if self.opponent_model != "search" and seat != root_seat:
                 game.apply(prior)  # the opponent model: no node
                 continue
             if self.max_depth > 0 and len(path) >= self.max_depth:
@@ -475,14 +524,14 @@ class MCTSAgent(Agent):
     def _rollout(self, game: Game, views: list[PlayerView], root_round: int) -> None:
         state = game.state
         stop_round = root_round + self.horizon_rounds if self.horizon_rounds > 0 else None
-        heuristic = self.rollout == "heuristic"
-        rng, w = self.rng, self.w
+        scripted = self.rollout != "random"
+        rng = self.rng
         while not game.is_over:
             if stop_round is not None and state.round > stop_round:
                 return
             legal = game.legal_actions()
-            if heuristic:
-                action = choose(views[game.current_player], legal, w)
+            if scripted:
+                action = self._scripted(self.rollout, views[game.current_player], legal)
             else:
                 action = legal[int(rng.random() * len(legal))]
             game.apply(action)

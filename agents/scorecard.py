@@ -174,9 +174,9 @@ class ScorecardConfig:
             # min_pairs are flat-only.  The heuristic weights are the default ones.
             params: dict[str, Any] = {
                 "iterations": self.mcts_iterations, "algorithm": "tree",
-                "rollout": "heuristic", "horizon_rounds": 1, "opponent_model": "search",
-                "max_depth": 0, "c": 0.7, "prior_weight": 1.0, "eval_scale": 5.0,
-                "search_all": False, "avoid_curse": True, "no_ruin": False,
+                "policy": "heuristic", "rollout": "heuristic", "horizon_rounds": 1,
+                "opponent_model": "search", "max_depth": 0, "c": 0.7, "prior_weight": 1.0,
+                "eval_scale": 5.0, "search_all": False, "avoid_curse": True, "no_ruin": False,
             }
             return AgentSpec("mcts", params, label=name)
         if name == "shipped":

@@ -70,7 +70,8 @@ def test_the_card_has_a_row_per_opponent_and_player_count(tmp_path):
     assert set(card["ratings"]) == {"2", "3"}
     assert set(card["ratings"]["3"]) == {"candidate", "random", "mcts"}
     mcts = card["rows"][1]["opponent_spec"]
-    assert mcts == ("mcts:iterations=1,algorithm=tree,rollout=heuristic,horizon_rounds=1,"
+    assert mcts == ("mcts:iterations=1,algorithm=tree,policy=heuristic,rollout=heuristic,"
+                    "horizon_rounds=1,"
                     "opponent_model=search,max_depth=0,c=0.7,prior_weight=1.0,eval_scale=5.0,"
                     "search_all=false,avoid_curse=true,no_ruin=false")
     assert "IS-MCTS tree search" in md
@@ -85,10 +86,10 @@ def test_the_mcts_opponent_is_the_tree_search_every_parameter_pinned():
     assert parse_spec(format_spec(spec)).params == spec.params  # the card's string round-trips
     agent = make_agent(format_spec(spec))  # the opponent as the card writes it
     assert isinstance(agent, MCTSAgent)
-    assert (agent.algorithm, agent.iterations, agent.seconds, agent.rollout,
+    assert (agent.algorithm, agent.iterations, agent.seconds, agent.policy, agent.rollout,
             agent.horizon_rounds, agent.opponent_model, agent.max_depth, agent.c,
             agent.prior_weight, agent.eval_scale, agent.search_all, agent.avoid_curse) == (
-        "tree", 16, None, "heuristic", 1, "search", 0, 0.7, 1.0, 5.0, False, True)
+        "tree", 16, None, "heuristic", "heuristic", 1, "search", 0, 0.7, 1.0, 5.0, False, True)
     # Every search parameter of the tree search is in the spec (switch_z and min_pairs are
     # flat-only; engine changes the speed, not the play).
     tree_params = set(inspect.signature(MCTSAgent).parameters) - {

@@ -4,10 +4,13 @@
 //   mcts_search(core, seat, legal, params, weights, seed) -> (action, iterations)
 //       agents/mcts.py MCTSAgent.search for the deciding seat of a Core.  params: a dict with
 //       any of iterations (int > 0, default 64), seconds (float > 0 or None: wall-clock budget,
-//       overrides iterations), algorithm ("flat" | "tree", default "flat"), rollout
-//       ("heuristic" | "random"), horizon_rounds (int, default 0: to the end), c,
-//       prior_weight, eval_scale, switch_z (numbers), min_pairs, max_depth (ints >= 0),
-//       opponent_model ("search" | "heuristic"), avoid_curse (bool, default True): the
+//       overrides iterations), algorithm ("flat" | "tree", default "flat"), policy
+//       ("heuristic" | "naive" | "planner", default "heuristic"; the planner needs planner: a
+//       PlannerParams, bind_naive.cpp), rollout ("heuristic" | "naive" | "planner" |
+//       "random", default: the policy),
+//       horizon_rounds (int, default 0: to the end), c, prior_weight, eval_scale, switch_z
+//       (numbers), min_pairs, max_depth (ints >= 0), opponent_model ("search" | "policy";
+//       "heuristic" = "policy"), avoid_curse (bool, default True): the
 //       defaults of MCTSAgent; unknown keys raise ValueError.  weights: a HeuristicWeights
 //       (bind_heuristic.cpp).  seed: an integer in [0, 2**64) seeding determinizations,
 //       expansion tie-breaks and random rollouts.  The core is only read; the GIL is released
@@ -32,6 +35,7 @@
 #include "engine.hpp"
 #include "heuristic.hpp"
 #include "mcts.hpp"
+#include "naive.hpp"
 
 namespace py = pybind11;
 
@@ -40,7 +44,7 @@ namespace {
 const char* const PARAM_KEYS[] = {"iterations",   "seconds",    "rollout",    "horizon_rounds",
                                   "c",            "prior_weight", "eval_scale", "avoid_curse",
                                   "opponent_model", "max_depth", "algorithm", "switch_z",
-                                  "min_pairs"};
+                                  "min_pairs", "policy", "planner"};
 
 double number(const py::handle& v, const char* key) {
   if (py::isinstance<py::bool_>(v) ||
@@ -60,6 +64,24 @@ long long integer(const py::handle& v, const char* key) {
   return v.cast<long long>();
 }
 
+// d[key] as a scripted player ("heuristic", "naive", "planner"; with allow_random also
+// "random", which sets *random and returns fallback); fallback when the key is absent.
+zav::ScriptedPolicy scripted(const py::dict& d, const char* key, zav::ScriptedPolicy fallback,
+                             bool allow_random, bool* random) {
+  if (!d.contains(key)) return fallback;
+  const std::string v = py::str(d[key]);
+  if (v == "heuristic") return zav::ScriptedPolicy::HEURISTIC;
+  if (v == "naive") return zav::ScriptedPolicy::NAIVE;
+  if (v == "planner") return zav::ScriptedPolicy::PLANNER;
+  if (allow_random && v == "random") {
+    *random = true;
+    return fallback;
+  }
+  throw py::value_error(std::string("mcts_search: ") + key + " must be 'heuristic', 'naive', " +
+                        (allow_random ? "'planner' or 'random'" : "or 'planner'") + ", got '" +
+                        v + "'");
+}
+
 zav::MctsParams params_from_dict(const py::dict& d) {
   zav::MctsParams p;
   for (auto item : d) {
@@ -70,7 +92,7 @@ zav::MctsParams params_from_dict(const py::dict& d) {
       throw py::value_error("mcts_search: unknown parameter '" + key +
                             "'; known: iterations, seconds, rollout, horizon_rounds, c, "
                             "prior_weight, eval_scale, avoid_curse, opponent_model, max_depth, "
-                            "algorithm, switch_z, min_pairs");
+                            "algorithm, switch_z, min_pairs, policy, planner");
   }
   if (d.contains("iterations") && !d["iterations"].is_none()) {
     p.iterations = integer(d["iterations"], "iterations");
@@ -80,15 +102,19 @@ zav::MctsParams params_from_dict(const py::dict& d) {
     p.seconds = number(d["seconds"], "seconds");
     if (p.seconds <= 0) throw py::value_error("mcts_search: seconds must be positive");
   }
-  if (d.contains("rollout")) {
-    std::string r = py::str(d["rollout"]);
-    if (r == "heuristic")
-      p.random_rollout = false;
-    else if (r == "random")
-      p.random_rollout = true;
-    else
-      throw py::value_error("mcts_search: rollout must be 'heuristic' or 'random', got '" + r +
-                            "'");
+  // The scripted players: "policy" (the prior and the modelled opponents) and "rollout"
+  // (absent: the policy; or "random").
+  p.policy = scripted(d, "policy", zav::ScriptedPolicy::HEURISTIC, false, nullptr);
+  p.rollout_policy = scripted(d, "rollout", p.policy, true, &p.random_rollout);
+  const bool planner_used =
+      p.policy == zav::ScriptedPolicy::PLANNER ||
+      (!p.random_rollout && p.rollout_policy == zav::ScriptedPolicy::PLANNER);
+  if (planner_used) {
+    if (!d.contains("planner") || !py::isinstance<zav::PlannerParams>(d["planner"]))
+      throw py::value_error(
+          "mcts_search: the planner needs 'planner': a PlannerParams "
+          "(agents.planner.native_planner_params)");
+    p.planner = d["planner"].cast<zav::PlannerParams>();
   }
   if (d.contains("horizon_rounds")) {
     long long h = integer(d["horizon_rounds"], "horizon_rounds");
@@ -105,10 +131,10 @@ zav::MctsParams params_from_dict(const py::dict& d) {
     std::string m = py::str(d["opponent_model"]);
     if (m == "search")
       p.heuristic_opponents = false;
-    else if (m == "heuristic")
+    else if (m == "policy" || m == "heuristic")  // "heuristic": the old name of "policy"
       p.heuristic_opponents = true;
     else
-      throw py::value_error("mcts_search: opponent_model must be 'search' or 'heuristic', got '" +
+      throw py::value_error("mcts_search: opponent_model must be 'search' or 'policy', got '" +
                             m + "'");
   }
   if (d.contains("max_depth")) {

@@ -285,6 +285,20 @@ int MctsSearch::select(int prior) const {
   return best;
 }
 
+int MctsSearch::policy_choose(ScriptedPolicy who, const GameState& s, int seat, const int* legal,
+                              int n) {
+  bool fell_back = false;
+  switch (who) {
+    case ScriptedPolicy::NAIVE:
+      return agent_act(naive_decide(s, seat, legal, n, rng_), legal, n, &fell_back);
+    case ScriptedPolicy::PLANNER:
+      return agent_act(planner_decide(s, seat, p_->planner, legal, n, rng_), legal, n,
+                       &fell_back);
+    default:
+      return heuristic_choose(s, seat, *w_, legal, n);
+  }
+}
+
 void MctsSearch::rollout(int root_round) {
   GameState& s = work_;
   const bool truncate = p_->horizon_rounds > 0;
@@ -295,7 +309,7 @@ void MctsSearch::rollout(int root_round) {
     if (p_->random_rollout)
       action = legal_[static_cast<int>(rng_.random() * nlegal_)];
     else
-      action = heuristic_choose(s, s.current_player, *w_, legal_, nlegal_);
+      action = policy_choose(p_->rollout_policy, s, s.current_player, legal_, nlegal_);
     apply(action);
   }
 }
@@ -341,7 +355,7 @@ void MctsSearch::iterate(int root_round) {
   // Selection and expansion.
   while (!is_over(s)) {
     const int seat = s.current_player;
-    const int prior = heuristic_choose(s, seat, *w_, legal_, nlegal_);
+    const int prior = policy_choose(p_->policy, s, seat, legal_, nlegal_);
     if (p_->heuristic_opponents && seat != root_seat_) {  // the opponent model: no node
       apply(prior);
       continue;
@@ -473,7 +487,7 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
       best_mean = mean;
     }
   }
-  result.action = best >= 0 ? best : heuristic_choose(real, seat, w, allowed, n_allowed);
+  result.action = best >= 0 ? best : policy_choose(p_->policy, real, seat, allowed, n_allowed);
   return result;
 }
 
@@ -481,10 +495,10 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
                                    bool timed, std::chrono::steady_clock::time_point deadline) {
   using clock = std::chrono::steady_clock;
   const MctsParams& params = *p_;
-  // The heuristic's choice (under the searched config), played first in every sample.
+  // The policy's choice (under the searched config), played first in every sample.
   int base_legal[NUM_ACTIONS];
   const int nb = legal_actions(base_, base_legal);
-  const int prior = heuristic_choose(base_, seat, *w_, base_legal, nb);
+  const int prior = policy_choose(p_->policy, base_, seat, base_legal, nb);
   int order[NUM_ACTIONS];
   int n = 0;
   for (int i = 0; i < n_allowed; ++i)
@@ -567,7 +581,7 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
     return result;
   }
   if (has_prior && best != 0 && visits[0] > 0) {
-    // Keep the heuristic's choice unless the challenger's paired advantage is significant.
+    // Keep the policy's choice unless the challenger's paired advantage is significant.
     const int m = pairs[best];
     bool switch_ = m > 0 && m >= params.min_pairs;
     if (switch_) {

@@ -1,6 +1,6 @@
 // Monte Carlo search in C++: the algorithms of agents/mcts.py (MCTSAgent), with the
-// determinizer of zavandor_env/engine/determinize.py, on the native rules engine and the native
-// heuristic (heuristic.hpp).  agents/mcts.py stays the readable reference; its module docstring
+// determinizer of zavandor_env/engine/determinize.py, on the native rules engine and a native
+// scripted policy (the heuristic, heuristic.hpp, or naive / the planner, naive.hpp).  agents/mcts.py stays the readable reference; its module docstring
 // explains the algorithms.  Both start each iteration with
 //
 //   0. determinize: a full state consistent with what the searching seat knows (the other
@@ -8,25 +8,26 @@
 //      reshuffled within its letters, the generator reseeded).
 //
 // "flat" (MctsParams::flat, the default): every allowed root action is played out from each
-// determinization (the heuristic's choice first), then the rollout policy for every seat; the
-// best mean reward wins if its paired advantage over the heuristic's choice is significant
-// (switch_z standard errors, min_pairs samples), else the heuristic's choice stays.
+// determinization (the policy's choice first), then the rollout policy for every seat; the
+// best mean reward wins if its paired advantage over the policy's choice is significant
+// (switch_z standard errors, min_pairs samples), else the policy's choice stays.
 //
 // "tree" (IS-MCTS), per iteration:
 //   1. selection in one tree shared by all determinizations: UCB1 over the actions legal in
 //      this determinization, with availability counts, plus a progressive bias
-//      prior_weight / (n + 1) for the heuristic's choice (with heuristic_opponents, only the
-//      searching seat's decisions are nodes; the others play the heuristic);
-//   2. expansion of one untried action (the heuristic's choice when untried, else a random
+//      prior_weight / (n + 1) for the policy's choice (with heuristic_opponents, only the
+//      searching seat's decisions are nodes; the others play the policy);
+//   2. expansion of one untried action (the policy's choice when untried, else a random
 //      one);
-//   3. rollout (heuristic or uniformly random for every seat), truncated once
+//   3. rollout (the rollout policy or uniformly random for every seat), truncated once
 //      horizon_rounds further rounds have begun;
 //   4. evaluation (win share and logistic VP margin of a finished game; logistic margin of
 //      evaluate_seat otherwise), each edge keeping the reward of the seat that chose it.
 //   The most visited root action wins (ties: the better mean, then the first expanded).
 //
 // Random draws come from one zav::PyRandom seeded by the caller, in the Python agent's order
-// (determinization, expansion tie-break, random rollouts), so the search is deterministic for
+// (determinization, expansion tie-break, random rollouts, naive's and the planner's coin
+// flips), so the search is deterministic for
 // a seed and an iteration budget, and gets the Python search's root statistics.
 //
 // Hidden information: the search takes the real state and the searching seat, and reads of
@@ -45,6 +46,7 @@
 
 #include "data.hpp"
 #include "heuristic.hpp"
+#include "naive.hpp"
 #include "state.hpp"
 
 namespace zav {
@@ -54,24 +56,32 @@ namespace zav {
 struct MctsParams {
   long long iterations = 64;  // iterations per decision, when seconds <= 0
   double seconds = 0.0;       // > 0: wall-clock budget (steady_clock), overrides iterations
-  bool random_rollout = false;  // rollout "random" (else "heuristic")
+  // The scripted player the search is built around: its choice is the prior (flat: kept
+  // unless beaten; tree: the progressive bias and the first expansion) and, with
+  // heuristic_opponents, it plays the other seats.  The rollouts are played by
+  // rollout_policy, or uniformly at random with random_rollout.  PLANNER reads `planner`.
+  // Naive and planner draw their coin flips from the search's generator.
+  ScriptedPolicy policy = ScriptedPolicy::HEURISTIC;
+  ScriptedPolicy rollout_policy = ScriptedPolicy::HEURISTIC;
+  PlannerParams planner;
+  bool random_rollout = false;  // rollout "random"
   int horizon_rounds = 0;       // truncate rollouts after this many round boundaries (<= 0: never)
   double c = 0.7;               // tree: UCB exploration constant
-  double prior_weight = 1.0;    // tree: progressive bias towards the heuristic's choice
+  double prior_weight = 1.0;    // tree: progressive bias towards the policy's choice
   double eval_scale = 5.0;      // VP lead that maps to a win estimate of about 0.73
   bool avoid_curse = true;      // search under allow_overbid=false, choose curse-free actions
   // algorithm "flat" (true) or "tree" (false).  Flat: no tree.  Each determinization is played
   // out once from every allowed root action (common random numbers: the same sample, the same
-  // generator; the heuristic's choice first), everyone playing the rollout policy afterwards;
-  // an iteration is one such playout.  The best mean wins, but the heuristic's own choice is
+  // generator; the policy's choice first), everyone playing the rollout policy afterwards;
+  // an iteration is one such playout.  The best mean wins, but the policy's own choice is
   // kept unless the best one beats it, on the paired differences of the same samples, by more
   // than switch_z standard errors, over at least min_pairs samples.
   bool flat = true;
   double switch_z = 2.0;
   int min_pairs = 4;
   // Tree: the opponent model.  false ("search"): every seat's decisions are tree nodes,
-  // chosen by UCB; true ("heuristic"): only the searching seat's decisions are tree nodes, the
-  // other seats play heuristic_choose in every determinization (the opponents it faces).
+  // chosen by UCB; true ("policy"): only the searching seat's decisions are tree nodes, the
+  // other seats play the policy in every determinization (the opponents it faces).
   bool heuristic_opponents = false;
   // Tree: at most this many tree edges per iteration (<= 0: unlimited; 1: only the root's
   // actions are searched, everything after them is rollout).
@@ -120,7 +130,7 @@ class MctsSearch {
   std::size_t num_nodes() const { return nodes_.size(); }
   std::size_t num_edges() const { return edges_.size(); }
 
-  // The root's edges after the last search, in expansion order (flat: the heuristic's choice,
+  // The root's edges after the last search, in expansion order (flat: the policy's choice,
   // then the other allowed actions in their order), for tests.
   struct RootStat {
     int action;
@@ -148,6 +158,8 @@ class MctsSearch {
     int seat;
   };
 
+  // The choice of scripted player `who` for `seat` of `s` (always one of `legal`).
+  int policy_choose(ScriptedPolicy who, const GameState& s, int seat, const int* legal, int n);
   void iterate(int root_round);
   MctsResult flat_search(int seat, const int* allowed, int n_allowed, int root_round,
                          bool timed, std::chrono::steady_clock::time_point deadline);
