@@ -3,7 +3,8 @@
 ``N`` games run side by side in one C++ object (``zavandor_env.engine._native.VecLearner``,
 ``native/src/vec.hpp``), each with one **learner** seat.  The opponents' moves are played
 natively -- uniformly random, the rule-based heuristic (a bit-exact port of
-``agents/heuristic.py``) or the novice -- until every game needs its learner again, so one
+``agents/heuristic.py``), the novice, the naive player or the planner (bit-exact ports of
+``agents/naive.py`` and ``agents/planner.py``) -- until every game needs its learner again, so one
 :meth:`ZavandorVectorEnv.step` crosses into C++ once per batch, not once per move (the
 EnvPool / PufferLib design).  Opponent seats decided in Python (a batched policy, e.g. a frozen
 self-play snapshot) are answered for all games at once: one call ``fn(obs[M, D], mask[M, A])``
@@ -35,12 +36,21 @@ Opponents, one spec per opponent seat in seat order after the learner (as ``Sing
 * ``None`` / ``"random"``: uniform random legal play (native);
 * ``"heuristic"``: the rule-based heuristic (native; ``heuristic_weights`` sets its weights);
 * ``"novice"``: the heuristic with a random lapse on 2% of its turn decisions (native);
+* ``"naive"``: sozav's computer player, :class:`~zavandor_env.agents.naive.NaiveAgent` (native);
+* ``"planner"``: :class:`~zavandor_env.agents.planner.PlannerAgent` (native; ``planner_params``
+  sets its parameters, by default the shipped ``configs/agents/planner.yaml``);
 * ``"policy"``: the batched ``policy_fn`` given to the constructor (or :meth:`set_policy_fn`);
 * a callable ``fn(obs float32[M, D], mask bool[M, A]) -> actions int[M]``: a batched policy;
 * an :class:`~zavandor_env.engine.agent.Agent`, or any other agent spec string / mapping
-  (``"naive"``, ``"mcts:iterations=50"``; :func:`zavandor_env.agents.make_agent`): played in
-  Python one decision at a time through a ``PlayerView`` (the slow path, for agents without a
-  native port).
+  (``"mcts:iterations=50"``, ``"planner:config=my.yaml"``, ``"naive:seed=3"``: a spec with
+  parameters is never mapped to a native kind; :func:`zavandor_env.agents.make_agent`): played
+  in Python one decision at a time through a ``PlayerView`` (the slow path, for agents without
+  a native port).
+
+The native random, novice, naive and planner opponents of one game slot draw their coin flips
+from that slot's own generator (seeded from ``seed``, running on across its episodes), not from
+a generator per agent as their Python counterparts do: the same decisions for the same draws,
+but not the same games as Python agents seeded per episode.
 
 ``opponents`` is one spec for every opponent seat, a list of ``num_players - 1`` specs, or a
 callable ``sampler(env_index, rng) -> list of specs`` called at the start of every episode of
@@ -79,7 +89,10 @@ __all__ = ["ZavandorVectorEnv", "bench_vector", "bench_vector_row", "outcome_fro
 
 READY, PENDING, DONE = 0, 1, 2  # VecLearner.status
 KIND_LEARNER, KIND_RANDOM, KIND_HEURISTIC, KIND_EXTERNAL, KIND_NOVICE = -1, 0, 1, 2, 3
-_NATIVE_KINDS = {"random": KIND_RANDOM, "heuristic": KIND_HEURISTIC, "novice": KIND_NOVICE}
+KIND_NAIVE, KIND_PLANNER = 4, 5
+#: The opponent specs played natively (the bare names only: a spec with parameters is external).
+_NATIVE_KINDS = {"random": KIND_RANDOM, "heuristic": KIND_HEURISTIC, "novice": KIND_NOVICE,
+                 "naive": KIND_NAIVE, "planner": KIND_PLANNER}
 _AGENT = -1  # handler id of a seat played by a Python Agent (one decision at a time)
 _MAX_EMPTY_RESETS = 1000  # games that end before the learner decides, in a row
 
@@ -115,6 +128,17 @@ def _native_weights(weights: Any) -> Any:
     return native.HeuristicWeights(resolve_weights(weights).to_dict())
 
 
+def _native_planner(params: Any) -> Any:
+    """``planner_params`` as a ``_native.PlannerParams`` (None: the shipped parameters,
+    ``configs/agents/planner.yaml``, as ``PlannerAgent()`` plays)."""
+    native = core_module()
+    if isinstance(params, native.PlannerParams):
+        return params
+    from .planner import native_planner_params, resolve_params  # a PlannerParams or overrides
+
+    return native_planner_params(resolve_params(params))
+
+
 class ZavandorVectorEnv(VectorEnv):
     """``num_envs`` games with one learner seat each, opponents played natively (see the
     module docstring).
@@ -131,6 +155,9 @@ class ZavandorVectorEnv(VectorEnv):
         heuristic_weights: weights of the native heuristic and novice (a
             ``_native.HeuristicWeights``, an ``agents.heuristic.HeuristicWeights``, a mapping
             of overrides, or ``None`` for the defaults).
+        planner_params: parameters of the native ``"planner"`` opponents (a
+            ``_native.PlannerParams``, an ``agents.planner.PlannerParams``, a mapping of
+            overrides, or ``None`` for the shipped ones).
         copy: return copies of the observation buffer (default) or the buffer itself (valid
             until the next ``step`` / ``reset``).
         reward, vp_delta, step_reward, truncation_reward, illegal_reward: the
@@ -149,6 +176,7 @@ class ZavandorVectorEnv(VectorEnv):
         learner_seat: int | None = None,
         policy_fn: PolicyFn | None = None,
         heuristic_weights: Any = None,
+        planner_params: Any = None,
         copy: bool = True,
         reward: str = RewardConfig.reward,
         vp_delta: float = RewardConfig.vp_delta,
@@ -181,8 +209,9 @@ class ZavandorVectorEnv(VectorEnv):
         self._seed = random.SystemRandom().randrange(2**63) if seed is None else int(seed)
         self._rng = np.random.default_rng(self._seed)
         self._weights = _native_weights(heuristic_weights)
+        self._planner = _native_planner(planner_params)
         self._vec = core_module().VecLearner(self.config.to_dict(), n, self._seed,
-                                             self._weights)
+                                             self._weights, planner_params=self._planner)
         self._policy_fn = policy_fn
         self._policy_slot = _PolicySlot(self)  # calls the current policy_fn
         self._opponents = self._check_opponents(opponents)
@@ -254,8 +283,9 @@ class ZavandorVectorEnv(VectorEnv):
 
             parse_spec(spec)  # AgentSpecError (a ValueError) for an unknown agent
             return KIND_EXTERNAL
-        raise TypeError(f"an opponent must be None, 'random', 'heuristic', 'novice', 'policy', "
-                        f"a policy fn(obs, mask), an Agent or an agent spec, got {spec!r}")
+        raise TypeError(f"an opponent must be None, 'random', 'heuristic', 'novice', 'naive', "
+                        f"'planner', 'policy', a policy fn(obs, mask), an Agent or an agent "
+                        f"spec, got {spec!r}")
 
     def _handler(self, fn: PolicyFn) -> int:
         key = id(fn)

@@ -5,12 +5,22 @@
   every step's observation, mask, reward, termination and final :class:`Outcome` equals what
   ``SingleAgentEnv`` on the Python engine gives, for 2, 3, 4 and 6 players and the ``win`` and
   ``rank`` schemes with ``vp_delta`` and ``step_reward`` on.
+* Naive and planner opponents (``"naive"`` / ``"planner"``, kinds 4 and 5) play natively, the
+  same games as ``agents/naive.py`` / ``agents/planner.py`` drawing from one generator seeded as
+  the game slot's (step by step against ``SingleAgentEnv``, and every opponent decision of
+  replayed games at 2-6 players, across a slot's episodes); their decisions are those of
+  ``_native.NativeNaive`` / ``NativePlanner`` at the same generator state; only the bare specs
+  map to them; a planner seat without parameters is refused.
 * External opponents are answered in batches (one policy call for several games).
 * Random play at 2-6 players never errors, every game ends, rewards stay finite.
 * Bad buffers, seats, kinds and actions raise one-line ``ValueError``s and change nothing.
 """
 
 from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,13 +30,28 @@ if not hasattr(_native, "VecLearner"):
     pytest.skip("the native module has no VecLearner", allow_module_level=True)
 
 from zavandor_env.agents.heuristic import HeuristicAgent  # noqa: E402
+from zavandor_env.agents.naive import NaiveAgent  # noqa: E402
+from zavandor_env.agents.planner import (  # noqa: E402
+    PlannerAgent,
+    PlannerParams,
+    native_planner_params,
+    resolve_params,
+)
 from zavandor_env.agents.vector_env import (  # noqa: E402
     DONE,
+    KIND_EXTERNAL,
+    KIND_HEURISTIC,
+    KIND_LEARNER,
+    KIND_NAIVE,
+    KIND_NOVICE,
+    KIND_PLANNER,
+    KIND_RANDOM,
+    PENDING,
     READY,
     ZavandorVectorEnv,
     outcome_from_arrays,
 )
-from zavandor_env.engine import GameConfig  # noqa: E402
+from zavandor_env.engine import Game, GameConfig  # noqa: E402
 from zavandor_env.engine.agent import Agent, FunctionAgent  # noqa: E402
 from zavandor_env.engine.outcome import game_outcome  # noqa: E402
 from zavandor_env.envs import SingleAgentEnv  # noqa: E402
@@ -75,12 +100,29 @@ def test_matches_single_agent_env(players, scheme, vec_opp, ref_opp, learner, ru
     venv = ZavandorVectorEnv(num_envs, players, opponents=vec_opp, seed=3,
                              policy_fn=_first_legal, **options)
     venv.reset()
+
+    def opponent(i: int) -> Agent:
+        return HeuristicAgent() if ref_opp == "heuristic" else FunctionAgent(_first_legal_agent)
+
+    refs = _compare_with_single_agent_env(venv, players, options, opponent)
+    if not rules:
+        assert all(ref.game.terminated for ref in refs)
+    else:
+        assert all(ref.game.truncated for ref in refs)
+
+
+def _compare_with_single_agent_env(venv: ZavandorVectorEnv, players: int,
+                                   options: dict[str, Any],
+                                   ref_opponents: Callable[[int], Any]) -> list[SingleAgentEnv]:
+    """Plays games 0..N-1 of ``venv`` to their end beside one ``SingleAgentEnv`` each on the
+    Python engine (game seed ``100 + i``, opponents ``ref_opponents(i)``, learner seat
+    ``(i * (players - 1) + 1) % players``, a heuristic learner), comparing every step's
+    observation, mask, reward, flags and final outcome.  Returns the references."""
+    num_envs = venv.num_envs
     refs, learners, seats = [], [], []
     for i in range(num_envs):
         seat = (i * (players - 1) + 1) % players
-        opponent = HeuristicAgent() if ref_opp == "heuristic" else FunctionAgent(
-            _first_legal_agent)
-        ref = SingleAgentEnv(players, learner_seat=seat, opponents=opponent,
+        ref = SingleAgentEnv(players, learner_seat=seat, opponents=ref_opponents(i),
                              backend="python", **options)
         obs, info = ref.reset(seed=100 + i)
         vobs, vmask = venv.reset_game(i, ref.game.seed, learner_seat=seat)
@@ -123,10 +165,312 @@ def test_matches_single_agent_env(players, scheme, vec_opp, ref_opp, learner, ru
                 np.testing.assert_array_equal(venv.action_masks()[i],
                                               info["action_mask"].astype(bool), err_msg=where)
         assert steps < 5000
-    if not rules:
-        assert all(ref.game.terminated for ref in refs)
+    return refs
+
+
+# ---- (a') naive and planner opponents: the Python agents' games -------------------------------
+# The native random, novice, naive and planner seats of a game slot draw from the slot's one
+# generator (vec.hpp), seeded with the i-th randbelow(2**31) draw of random.Random(seed); the
+# game seeds then come from the same draws.  A Python agent drawing from that generator in the
+# same order (across seats and the slot's episodes) makes the same decisions.
+OTHER_PARAMS = PlannerParams(
+    gem_cap="emerald", knowledge_order=["sages", "energy_flow", "gemstones"],
+    artifacts_first_round=1, artifact_bid_factor={2: 1.3, 3: 0.9, 4: 1.2, 5: 1.0, 6: 0.8},
+    sentinel_bid_factor=1.4)
+
+
+def _slot_seeds(seed: int, num_envs: int) -> list[int]:
+    """The seeds of ``VecLearner(config, num_envs, seed)``'s game-slot generators."""
+    draws = random.Random(seed)
+    return [draws.randrange(2**31) for _ in range(num_envs)]
+
+
+class _SlotDraws:
+    """Mixed into an agent: it draws from the generator it is given, which ``reset`` never
+    reseeds (a native opponent draws from its game slot's generator, seeded once)."""
+
+    def reset(self, seat, num_players, seed=None):  # noqa: ANN001, ANN201
+        super().reset(seat, num_players)
+
+
+class _SlotNaive(_SlotDraws, NaiveAgent):
+    pass
+
+
+class _SlotPlanner(_SlotDraws, PlannerAgent):
+    pass
+
+
+class _SlotRandom(_SlotDraws, _RandomAgent):
+    pass
+
+
+def _slot_agent(name: str, rng: random.Random, params: PlannerParams | None = None) -> Agent:
+    """The Python player of a native opponent seat (``name``: its spec) drawing from ``rng``."""
+    if name == "heuristic":
+        return HeuristicAgent()
+    agent: Agent
+    if name == "naive":
+        agent = _SlotNaive()
+    elif name == "planner":
+        agent = _SlotPlanner(params=params)
     else:
-        assert all(ref.game.truncated for ref in refs)
+        assert name == "random", name
+        agent = _SlotRandom()
+    agent.rng = rng
+    return agent
+
+
+SLOT_CASES = [
+    # players, scheme, vector opponents (as specs), rule options
+    (2, "win", "naive", {}),
+    (2, "rank", "planner", {"allow_overbid": False}),
+    (3, "win", ["naive", "planner"], {}),
+    (4, "rank", ["planner", "random", "naive"], {"max_rounds": 8}),
+]
+
+
+@pytest.mark.parametrize("players,scheme,specs,rules", SLOT_CASES)
+def test_naive_and_planner_opponents_match_single_agent_env(players, scheme, specs, rules):
+    """Step by step the same as SingleAgentEnv on the Python engine with NaiveAgent /
+    PlannerAgent (and random) opponents drawing from one generator seeded as the slot's."""
+    options = dict(reward=scheme, vp_delta=0.01, step_reward=-0.002, **rules)
+    num_envs, seed = 2, 3
+    venv = ZavandorVectorEnv(num_envs, players, opponents=specs, seed=seed, **options)
+    # No venv.reset(): it would play opponents and move the slots' generators on.
+    names = [specs] * (players - 1) if isinstance(specs, str) else specs
+    rngs = [random.Random(s) for s in _slot_seeds(seed, num_envs)]
+    refs = _compare_with_single_agent_env(
+        venv, players, options, lambda i: [_slot_agent(name, rngs[i]) for name in names])
+    assert all(ref.game.is_over for ref in refs)
+    assert venv.native.agent_fallbacks == 0
+    assert all(agent.fallbacks == 0 for ref in refs for agent in ref.opponents
+               if isinstance(agent, NaiveAgent))
+
+
+def _replay_on_python_engine(config: GameConfig, game_seed: int, history: list[int],
+                             agents: list[Agent | None], where: str) -> tuple[Game, int]:
+    """Replays a VecLearner game on the Python engine: at every decision of a seat with an
+    agent, the agent's choice must be the recorded action.  Returns the game and how many
+    decisions were compared."""
+    game = Game.new(config, game_seed, backend="python")
+    compared = 0
+    for k, action in enumerate(history):
+        seat = game.state.current_player
+        agent = agents[seat]
+        if agent is not None:
+            expected = agent.act(None, game.view(seat), game.legal_actions())
+            assert action == expected, f"{where}: decision {k} of seat {seat}"
+            compared += 1
+        game.apply(action)
+    return game, compared
+
+
+NAMES = {KIND_RANDOM: "random", KIND_HEURISTIC: "heuristic", KIND_NAIVE: "naive",
+         KIND_PLANNER: "planner"}
+TABLES = [
+    # seats' kinds (-1: the learner), planner parameters (None: the shipped ones), rule options
+    # (at 2 players a random learner allowed to overbid is cursed out in the first round)
+    ([KIND_LEARNER, KIND_NAIVE], None, {"allow_overbid": False}),
+    ([KIND_PLANNER, KIND_LEARNER], OTHER_PARAMS, {"allow_overbid": False}),
+    ([KIND_NAIVE, KIND_LEARNER, KIND_PLANNER], None, {}),
+    ([KIND_LEARNER, KIND_PLANNER, KIND_RANDOM, KIND_NAIVE], OTHER_PARAMS, {}),
+    ([KIND_PLANNER, KIND_NAIVE, KIND_HEURISTIC, KIND_LEARNER, KIND_RANDOM], None,
+     {"max_rounds": 12}),
+    ([KIND_NAIVE, KIND_PLANNER, KIND_LEARNER, KIND_HEURISTIC, KIND_RANDOM, KIND_NAIVE], None,
+     {"max_rounds": 10}),
+]
+
+
+@pytest.mark.parametrize("kinds,params,rules", TABLES,
+                         ids=lambda v: "-".join(NAMES.get(k, "learner") for k in v)
+                         if isinstance(v, list) else None)
+def test_native_opponents_play_the_python_agents_games(kinds, params, rules):
+    """Two games in each of three slots (random learner moves): replayed on the Python engine,
+    every opponent decision is the Python agent's, one generator per slot running on across
+    its episodes; the game seeds are the documented draws; the outcomes agree."""
+    from zavandor_env.engine.state import GameState
+
+    players = len(kinds)
+    config = GameConfig(num_players=players, **rules)
+    planner = resolve_params(params)
+    n, seed, per_slot = 3, 40 + players, 2
+    vec = _native.VecLearner(config.to_dict(), n, seed,
+                             planner_params=native_planner_params(planner))
+    draws = random.Random(seed)
+    rngs = [random.Random(draws.randrange(2**31)) for _ in range(n)]
+    agents = [[None if k == KIND_LEARNER else _slot_agent(NAMES[k], rngs[i], planner)
+               for k in kinds] for i in range(n)]
+    for slot in agents:
+        for seat, agent in enumerate(slot):
+            if agent is not None:
+                agent.reset(seat, players)
+    learner = kinds.index(KIND_LEARNER)
+    vec.reset_all([learner] * n, [kinds] * n)
+    game_seeds = [draws.randrange(2**31) for _ in range(n)]
+    status, seeds_now = np.zeros(n, np.int8), np.zeros(n, np.int64)
+    obs, mask = np.zeros((n, OBS_SIZE), np.float32), np.zeros((n, A), np.bool_)
+    rng = np.random.default_rng(players)
+    played, compared = [0] * n, 0
+    for _ in range(20000):
+        vec.status(status)
+        vec.game_seed(seeds_now)
+        for i in np.flatnonzero(status == DONE).tolist():
+            if played[i] == per_slot:
+                continue
+            where = f"{players}p slot {i} game {played[i]}"
+            assert seeds_now[i] == game_seeds[i], where
+            core = vec.core(i)
+            game, count = _replay_on_python_engine(config, game_seeds[i], core.history(),
+                                                   agents[i], where)
+            assert game.is_over, where
+            assert game_outcome(game) == game_outcome(
+                Game(GameState.from_dict(core.to_state_dict()))), where
+            compared += count
+            played[i] += 1
+            if played[i] < per_slot:
+                vec.reset_env(i, learner, kinds)
+                game_seeds[i] = draws.randrange(2**31)
+        if min(played) == per_slot:
+            break
+        vec.observe(obs, mask)
+        vec.step(_random_actions(mask, rng))
+    assert min(played) == per_slot
+    assert compared > 40 * n * per_slot
+    assert vec.agent_fallbacks == 0
+
+
+@pytest.mark.parametrize("kind", [KIND_NAIVE, KIND_PLANNER])
+def test_native_opponents_decide_as_native_naive_and_planner(kind):
+    """A slot's only drawing seat makes NativeNaive's / NativePlanner's decisions (the same
+    naive_decide / planner_decide and agent_act) at the same generator state, seeded as the
+    slot's; replaying the history on a Core gives the same game."""
+    config = GameConfig(num_players=3, allow_overbid=False).to_dict()
+    params = native_planner_params(resolve_params(None))
+    n, seed = 3, 5
+    vec = _native.VecLearner(config, n, seed, planner_params=params)
+    players = [_native.NativeNaive(s) if kind == KIND_NAIVE else _native.NativePlanner(params, s)
+               for s in _slot_seeds(seed, n)]
+    kinds = [KIND_HEURISTIC, kind, KIND_LEARNER]
+    vec.reset_all([2] * n, [kinds] * n)
+    status = np.zeros(n, np.int8)
+    obs, mask = np.zeros((n, OBS_SIZE), np.float32), np.zeros((n, A), np.bool_)
+    rng = np.random.default_rng(0)
+    for _ in range(5000):
+        vec.status(status)
+        if (status == DONE).all():
+            break
+        vec.observe(obs, mask)
+        vec.step(_random_actions(mask, rng))
+    assert (status == DONE).all()
+    seeds = np.zeros(n, np.int64)
+    vec.game_seed(seeds)
+    for i in range(n):
+        game = vec.core(i)
+        core = _native.Core(config, int(seeds[i]))
+        compared = 0
+        for k, action in enumerate(game.history()):
+            if core.current_player == 1:
+                assert players[i].act(core) == action, f"slot {i} decision {k}"
+                compared += 1
+            core.apply(action)
+        assert compared > 50
+        assert core.to_state_dict() == game.to_state_dict()
+        assert players[i].fallbacks == 0
+
+
+# ---- (a'') naive and planner specs, parameters, errors, seeding ----------------------------
+def test_naive_and_planner_specs_map_to_native_kinds():
+    venv = ZavandorVectorEnv(2, 3, opponents=["naive", "planner"], seed=1, max_rounds=4)
+    kind = venv._kind_of
+    assert (kind("random"), kind("heuristic"), kind("novice"), kind("naive"),
+            kind("planner")) == (KIND_RANDOM, KIND_HEURISTIC, KIND_NOVICE, KIND_NAIVE,
+                                 KIND_PLANNER)
+    # Only the bare names: a spec with parameters (or a label, a mapping, an agent) is external.
+    for spec in ("naive:seed=3", "planner:config=my_planner.yaml", "planner:label=p2",
+                 "planner:seed=4", {"agent": "naive"}, NaiveAgent(1)):
+        assert kind(spec) == KIND_EXTERNAL, spec
+    shipped = native_planner_params(resolve_params(None))
+    assert repr(venv.native.planner_params) == repr(shipped)
+    venv.reset()
+    rng = np.random.default_rng(1)
+    status = np.zeros(2, np.int8)
+    finished = 0
+    for _ in range(150):
+        _obs, _rew, term, trunc, _info = venv.step(_random_actions(venv.action_masks(), rng))
+        finished += int((term | trunc).sum())
+        venv.native.status(status)
+        assert not (status == PENDING).any()
+    assert finished > 0
+    assert (venv._handler_id == 0).all() and not venv._built  # nothing played in Python
+    assert all(labels == ["naive", "planner"] for labels in venv.opponent_labels)
+    assert venv.native.agent_fallbacks == 0
+
+
+def test_planner_params_reach_the_native_planner():
+    from zavandor_env.engine.data import GEM_NAMES
+
+    def gem(venv: ZavandorVectorEnv) -> int:
+        return venv.native.planner_params.gem_cap
+
+    assert gem(ZavandorVectorEnv(1, 2, opponents="planner")) == GEM_NAMES.index(
+        resolve_params(None).gem_cap)
+    assert gem(ZavandorVectorEnv(1, 2, planner_params={"gem_cap": "ruby"})) == GEM_NAMES.index(
+        "ruby")
+    assert gem(ZavandorVectorEnv(1, 2, planner_params=OTHER_PARAMS)) == GEM_NAMES.index(
+        "emerald")
+    given = native_planner_params(OTHER_PARAMS)
+    venv = ZavandorVectorEnv(1, 2, planner_params=given)
+    assert repr(venv.native.planner_params) == repr(given)
+    assert list(venv.native.planner_params.field_order) == list(OTHER_PARAMS.field_order)
+    with pytest.raises(ValueError):
+        ZavandorVectorEnv(1, 2, planner_params={"gem_cap": "pearl"})
+
+
+def test_planner_seats_need_parameters_and_bad_kinds_are_refused():
+    cfg = GameConfig(num_players=2).to_dict()
+    vec = _native.VecLearner(cfg, 2, 0)
+    assert vec.planner_params is None
+    vec.reset_env(0, 0, [-1, KIND_RANDOM])
+    before = vec.core(0).to_state_dict()
+    text = _one_line_value_error(vec.reset_env, 0, 0, [-1, KIND_PLANNER],
+                                 match="planner parameters")
+    assert "kinds[1]" in text
+    _one_line_value_error(vec.reset_all, [1, 1], [[KIND_PLANNER, -1], [KIND_NAIVE, -1]],
+                          match="planner")
+    assert vec.core(0).to_state_dict() == before  # refused before anything changed
+    vec.reset_env(1, 0, [-1, KIND_NAIVE])  # a naive seat needs no parameters
+    for bad in (6, 7, -2, 127, 1000):
+        text = _one_line_value_error(vec.reset_env, 1, 0, [-1, bad], match="kinds")
+        assert "4 (naive) or 5 (planner)" in text, text
+    _one_line_value_error(lambda: _native.VecLearner(cfg, 1, 0, planner_params="sapphire"),
+                          match="planner_params must be")
+    _one_line_value_error(lambda: _native.VecLearner(cfg, 1, 0, planner_params=OTHER_PARAMS),
+                          match="planner_params must be")
+    with_params = _native.VecLearner(cfg, 1, 0, planner_params=native_planner_params(
+        resolve_params(None)))
+    with_params.reset_env(0, 1, [KIND_PLANNER, -1])
+
+
+def test_naive_and_planner_opponents_repeat_with_a_seed():
+    def run(seed: int) -> tuple[list[np.ndarray], int]:
+        rng = np.random.default_rng(0)
+        venv = ZavandorVectorEnv(3, 3, opponents=["naive", "planner"], seed=seed, max_rounds=6)
+        obs, _ = venv.reset()
+        trace = [obs]
+        for _ in range(120):
+            obs, rew, term, trunc, _ = venv.step(_random_actions(venv.action_masks(), rng))
+            trace += [obs, rew, term, trunc]
+        return trace, venv.episodes
+
+    first, episodes = run(9)
+    assert episodes > 3  # several episodes per slot: the slots' generators run on
+    again, _ = run(9)
+    assert len(again) == len(first)
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    other, _ = run(10)
+    assert any(not np.array_equal(a, b) for a, b in zip(first, other, strict=True))
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])
@@ -196,7 +540,8 @@ def test_policy_spec_sampler_and_python_agents():
 
     def sampler(env_index, gen):  # noqa: ANN001, ANN202
         seen.append(env_index)
-        pool = ["random", "heuristic", "novice", "policy", "naive", agent]
+        pool = ["random", "heuristic", "novice", "policy", "naive", "planner", "naive:seed=1",
+                agent]
         return [pool[int(gen.integers(len(pool)))] for _ in range(3)]
 
     venv = ZavandorVectorEnv(4, 4, opponents=sampler, seed=5, max_rounds=3,

@@ -6,13 +6,15 @@ hands MaskablePPO instead of a ``DummyVecEnv`` of :class:`~train.envs.TrainingEn
 ZavandorVectorEnv`), so one learner step crosses into C++ once for every game, and the
 opponents' moves are played there too:
 
-* ``random``, ``heuristic`` and ``novice`` (plain specs, no parameters) are played natively;
+* ``random``, ``heuristic``, ``novice``, ``naive`` and ``planner`` (plain specs, no parameters
+  but a label; the planner with its shipped parameters) are played natively;
 * a pool **snapshot** becomes a batched policy callable: one NumPy forward answers every
   pending decision of that snapshot across the games (the weights come from
   :func:`train.opponents.cached_policy`, as :class:`~train.opponents.NumpyPolicyAgent` plays
   them, sampled within the mask);
-* every other agent spec (``naive``, ``mcts:iterations=16``, ``heuristic:weights=...``...) is
-  played by the project's agent in Python, one decision at a time (the slow path).
+* every other agent spec (``mcts:iterations=16``, ``heuristic:weights=...``,
+  ``naive:seed=3``...) is played by the project's agent in Python, one decision at a time (the
+  slow path).
 
 Everything the trainer sees is what it sees from ``DummyVecEnv(TrainingEnv...)``:
 
@@ -54,7 +56,7 @@ from .opponents import PoolSpec, cached_policy
 __all__ = ["NativeVecEnv", "SnapshotPolicy", "make_native_vec_env"]
 
 #: Agents the native core plays itself (a plain spec without parameters).
-NATIVE_AGENTS = ("random", "heuristic", "novice")
+NATIVE_AGENTS = ("random", "heuristic", "novice", "naive", "planner")
 
 
 class SnapshotPolicy:
@@ -154,7 +156,8 @@ class NativeVecEnv(VecEnv):
 
     def _opponent(self, key: str) -> tuple[str, str]:
         """The label and the ZavandorVectorEnv spec of pool key ``key``: the native kind of a
-        plain random/heuristic/novice, else the key itself (played by its Python agent)."""
+        plain random/heuristic/novice/naive/planner, else the key itself (played by its Python
+        agent)."""
         found = self._opponents.get(key)
         if found is None:
             parsed = parse_spec(key)

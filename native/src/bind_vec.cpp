@@ -2,13 +2,16 @@
 // bindings.cpp through register_vec(m):
 //
 //   VecLearner(config: dict, num_envs: int, seed: int, heuristic_weights=None,
-//              novice_blunder=0.02)
+//              novice_blunder=0.02, planner_params=None)
 //       config: GameConfig.to_dict() (parsed by _native.Core, so the same keys and errors);
 //       heuristic_weights: a _native.HeuristicWeights, or None for the defaults of
-//       agents/heuristic.py (resolve_weights(None)).
+//       agents/heuristic.py (resolve_weights(None));
+//       planner_params: a _native.PlannerParams (agents.planner.native_planner_params), or
+//       None: then planner seats are refused (there is deliberately no default here).
 //   reseed(seed)
 //   reset_env(env, learner_seat, kinds, seed=None)   kinds: one int per seat (-1 the learner,
-//       0 random, 1 heuristic, 2 external, 3 novice); seed: force the game seed (tests)
+//       0 random, 1 heuristic, 2 external, 3 novice, 4 naive, 5 planner); seed: force the
+//       game seed (tests)
 //   reset_all(learner_seats, kinds, seeds=None)      int sequences / arrays [N], [N][P], [N]
 //   step(actions: int64[N])                          READY games only; an illegal action raises
 //                                                    ValueError before any game changes
@@ -23,7 +26,9 @@
 //   learner_seat(out: int32[N]), game_seed(out: int64[N])
 //   core(env) -> Core                                a copy of the game (tests, debugging)
 //   legal_actions(env) -> tuple[int, ...]
-//   properties num_envs, num_players, observation_size, num_actions, novice_blunder
+//   properties num_envs, num_players, observation_size, num_actions, novice_blunder,
+//   planner_params (None if not given), agent_fallbacks (naive / planner decisions that were
+//   not legal and were replaced by NaiveAgent.act's fallback; 0 in the tests)
 //
 // Every output is a caller-provided C-contiguous writeable NumPy array of the exact dtype and
 // shape (masks and flags also accept int8 / uint8 / bool); anything else raises a one-line
@@ -41,6 +46,7 @@
 #include "engine.hpp"
 #include "pyutil.hpp"
 #include "heuristic.hpp"
+#include "naive.hpp"
 #include "observe.hpp"
 #include "vec.hpp"
 
@@ -158,11 +164,12 @@ void fill_env(PyVecLearner& self, const py::handle& out, const char* what, const
 void register_vec(py::module_& m) {
   py::class_<PyVecLearner>(
       m, "VecLearner",
-      "A batch of games with one learner seat each; random / heuristic / novice opponents play "
-      "natively, external seats wait for Python (see native/src/vec.hpp and "
-      "zavandor_env.envs.vector).")
+      "A batch of games with one learner seat each; random / heuristic / novice / naive / "
+      "planner opponents play natively, external seats wait for Python (see "
+      "native/src/vec.hpp and zavandor_env.agents.vector_env).")
       .def(py::init([](const py::dict& config, const py::handle& num_envs, const py::handle& seed,
-                       const py::object& heuristic_weights, double novice_blunder) {
+                       const py::object& heuristic_weights, double novice_blunder,
+                       const py::object& planner_params) {
              // The config is parsed by _native.Core (the same keys, checks and errors).
              py::object core = py::module_::import(MODULE).attr("Core")(config, 0);
              zav::Config cfg = py::cast<const Core&>(core).s.config;
@@ -193,17 +200,38 @@ void register_vec(py::module_& m) {
                }
              }
              self->vec->set_novice_blunder(novice_blunder);
+             if (!planner_params.is_none()) {  // else planner seats are refused
+               try {
+                 self->vec->set_planner(py::cast<const zav::PlannerParams&>(planner_params));
+               } catch (const py::cast_error&) {
+                 throw py::value_error(
+                     "planner_params must be a _native.PlannerParams or None, got " +
+                     std::string(py::str(py::type::of(planner_params).attr("__name__"))));
+               }
+             }
              ensure_observation_scale();
              return self;
            }),
            py::arg("config"), py::arg("num_envs"), py::arg("seed"),
-           py::arg("heuristic_weights") = py::none(), py::arg("novice_blunder") = 0.02)
+           py::arg("heuristic_weights") = py::none(), py::arg("novice_blunder") = 0.02,
+           py::arg("planner_params") = py::none())
       .def_property_readonly("num_envs", [](const PyVecLearner& s) { return s.n(); })
       .def_property_readonly("num_players", [](const PyVecLearner& s) { return s.p(); })
       .def_property_readonly("observation_size", [](const PyVecLearner&) { return zav::OBS_SIZE; })
       .def_property_readonly("num_actions", [](const PyVecLearner&) { return zav::NUM_ACTIONS; })
       .def_property_readonly("novice_blunder",
                              [](const PyVecLearner& s) { return s.vec->novice_blunder(); })
+      .def_property_readonly(
+          "planner_params",
+          [](const PyVecLearner& s) -> py::object {
+            if (!s.vec->has_planner()) return py::none();
+            return py::cast(s.vec->planner());  // a copy
+          },
+          "The planner seats' _native.PlannerParams (a copy), or None (planner seats refused).")
+      .def_property_readonly(
+          "agent_fallbacks", [](const PyVecLearner& s) { return s.vec->agent_fallbacks(); },
+          "Naive / planner decisions that were not legal, replaced by NaiveAgent.act's "
+          "fallback (end turn, pass or the first legal action), over this object's life.")
       .def(
           "reseed", [](PyVecLearner& s, const py::handle& seed) { s.vec->reseed(seed_words(seed)); },
           py::arg("seed"),

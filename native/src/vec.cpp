@@ -55,13 +55,18 @@ void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds) con
                                     "] is the learner's seat and must be -1, got " +
                                     std::to_string(k));
     } else if (k != KIND_RANDOM && k != KIND_HEURISTIC && k != KIND_EXTERNAL &&
-               k != KIND_NOVICE) {
+               k != KIND_NOVICE && k != KIND_NAIVE && k != KIND_PLANNER) {
       throw std::invalid_argument("kinds[" + std::to_string(seat) +
-                                  "] must be 0 (random), 1 (heuristic), 2 (external) or "
-                                  "3 (novice), got " + std::to_string(k));
+                                  "] must be 0 (random), 1 (heuristic), 2 (external), "
+                                  "3 (novice), 4 (naive) or 5 (planner), got " +
+                                  std::to_string(k));
     } else if ((k == KIND_HEURISTIC || k == KIND_NOVICE) && !has_weights_) {
       throw std::invalid_argument(
           "heuristic opponents need heuristic weights (VecLearner(..., heuristic_weights=...))");
+    } else if (k == KIND_PLANNER && !has_planner_) {
+      throw std::invalid_argument("kinds[" + std::to_string(seat) +
+                                  "] is a planner, which needs planner parameters "
+                                  "(VecLearner(..., planner_params=...))");
     }
   }
 }
@@ -122,12 +127,26 @@ void VecLearner::advance(int env) {
       return;
     }
     int action;
-    if (kind == KIND_HEURISTIC)
-      action = heuristic_choose(c.s, seat, weights_, c.legal, n);
-    else if (kind == KIND_NOVICE)
-      action = novice_choose(c.s, seat, weights_, c.legal, n, novice_blunder_, g.rng);
-    else
-      action = c.legal[g.rng.randbelow(static_cast<uint64_t>(n))];
+    bool fell_back = false;
+    switch (kind) {
+      case KIND_HEURISTIC:
+        action = heuristic_choose(c.s, seat, weights_, c.legal, n);
+        break;
+      case KIND_NOVICE:
+        action = novice_choose(c.s, seat, weights_, c.legal, n, novice_blunder_, g.rng);
+        break;
+      case KIND_NAIVE:
+        action = agent_act(naive_decide(c.s, seat, c.legal, n, g.rng), c.legal, n, &fell_back);
+        break;
+      case KIND_PLANNER:
+        action = agent_act(planner_decide(c.s, seat, planner_, c.legal, n, g.rng), c.legal, n,
+                           &fell_back);
+        break;
+      default:  // KIND_RANDOM
+        action = c.legal[g.rng.randbelow(static_cast<uint64_t>(n))];
+        break;
+    }
+    if (fell_back) ++agent_fallbacks_;
     apply(g, action);
   }
   g.status = VEC_DONE;

@@ -2,7 +2,7 @@
 // style): the opponents' moves are played here, in C++, until each game needs its learner (or
 // a seat decided in Python, or is over), so Python crosses into the engine once per batch
 // step, not once per move.  Bound as zavandor_env.engine._native.VecLearner (bind_vec.cpp);
-// zavandor_env/envs/vector.py (ZavandorVectorEnv) is the Gymnasium-style wrapper, which also
+// agents/vector_env.py (ZavandorVectorEnv) is the Gymnasium-style wrapper, which also
 // computes every reward (through RewardConfig): this file knows no rewards.
 //
 // Per game: a Core (the same state and legal-action cache as a Python _native.Core), the
@@ -13,6 +13,13 @@
 //   KIND_EXTERNAL  (2)  decided in Python: the game waits in PENDING
 //   KIND_NOVICE    (3)  novice_choose (agents/novice.py): the heuristic with a random lapse on a
 //                       share `novice_blunder` of its TURN decisions, drawn from the slot's rng
+//   KIND_NAIVE     (4)  naive_decide (naive.hpp), the bit-exact agents/naive.py, its coin flips
+//                       drawn from the slot's rng, played through agent_act (NaiveAgent.act's
+//                       safe fallback)
+//   KIND_PLANNER   (5)  planner_decide (naive.hpp), the bit-exact agents/planner.py with the
+//                       PlannerParams of set_planner, likewise
+// One game slot's opponents (random, novice, naive, planner) all draw from that slot's one rng,
+// in decision order; it is seeded once (constructor / reseed) and runs on across resets.
 // Decisions are applied exactly as _native.Core.apply applies a legal action (history, step,
 // forced decisions); a game never stops at a round end.
 #pragma once
@@ -22,16 +29,17 @@
 
 #include "engine.hpp"
 #include "heuristic.hpp"
+#include "naive.hpp"
 
 namespace zav {
 
 enum VecStatus : int8_t { VEC_READY = 0, VEC_PENDING = 1, VEC_DONE = 2 };
 enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2,
-                      KIND_NOVICE = 3 };
+                      KIND_NOVICE = 3, KIND_NAIVE = 4, KIND_PLANNER = 5 };
 
 struct VecGame {
   Core core;
-  PyRandom rng;  // random opponents' draws
+  PyRandom rng;  // the random / novice / naive / planner opponents' draws
   int learner_seat = 0;
   int8_t kinds[MAX_PLAYERS] = {KIND_LEARNER, KIND_RANDOM, KIND_RANDOM,
                                KIND_RANDOM,  KIND_RANDOM, KIND_RANDOM};
@@ -60,18 +68,28 @@ class VecLearner {
   bool has_weights() const { return has_weights_; }
   void set_novice_blunder(double blunder) { novice_blunder_ = blunder; }
   double novice_blunder() const { return novice_blunder_; }
+  void set_planner(const PlannerParams& p) {
+    planner_ = p;
+    has_planner_ = true;
+  }
+  bool has_planner() const { return has_planner_; }
+  const PlannerParams& planner() const { return planner_; }
+  // Decisions of naive / planner seats whose choice was not legal, so agent_act played its
+  // fallback instead (NaiveAgent.fallbacks), over this object's life; 0 in the tests.
+  long long agent_fallbacks() const { return agent_fallbacks_; }
 
   // Reseeds as the constructor does (games in progress are kept).
   void reseed(const std::vector<uint32_t>& seed_words);
 
   // Checks (std::invalid_argument with a one-line message) that kinds[0..num_players) holds
-  // KIND_LEARNER exactly at learner_seat and valid kinds elsewhere.
+  // KIND_LEARNER exactly at learner_seat and valid kinds elsewhere (heuristic and novice seats
+  // need set_weights, planner seats set_planner).
   void check_reset(int env, int learner_seat, const int8_t* kinds) const;
   // New game in slot env (game seed: the next draw, or `seed` if seed >= 0), then advance().
   void reset_env(int env, int learner_seat, const int8_t* kinds, long long seed = -1);
 
-  // Plays random / heuristic seats until the learner or an external seat must decide or the
-  // game is over; sets the status.
+  // Plays the native seats (random, heuristic, novice, naive, planner) until the learner or an
+  // external seat must decide or the game is over; sets the status.
   void advance(int env);
 
   // Index of the first READY game whose action is not legal, or -1.  actions: num_envs values.
@@ -108,6 +126,9 @@ class VecLearner {
   HeuristicWeights weights_;
   bool has_weights_ = false;
   double novice_blunder_ = 0.02;
+  PlannerParams planner_;
+  bool has_planner_ = false;
+  long long agent_fallbacks_ = 0;
   std::vector<int> listed_;  // env indices listed by list_pending
   std::vector<int> listed_seat_;
   std::vector<uint64_t> listed_version_;
