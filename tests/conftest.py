@@ -31,3 +31,12 @@ def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     """The default engine backend for this test (see the module docstring)."""
     monkeypatch.setenv("ZAVANDOR_BACKEND", request.param)
     return str(request.param)
+
+
+@pytest.fixture
+def only_with_slow_selected(request: pytest.FixtureRequest) -> None:
+    """Skips the test unless the run selects slow tests (``pytest -m slow``): for comparisons
+    too long even for the default run's slow marker."""
+    expr = request.config.getoption("markexpr") or ""
+    if "slow" not in expr or "not slow" in expr:
+        pytest.skip("run with -m slow")

@@ -8,7 +8,7 @@
 //                                  value raises a one-line ValueError
 //   NativeNaive(seed)              agents.naive.NaiveAgent with its own random.Random(seed)-
 //                                  identical generator: act(core), seed(seed), fallbacks
-//   NativePlanner(params, seed)    agents.planner.PlannerAgent likewise
+//   NativePlanner(params, seed)    agents.planner.PlannerAgent likewise (a NativeNaive subclass)
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -135,9 +135,10 @@ void register_naive(py::module_& m) {
           },
           py::arg("core"), "NaiveAgent.act for the deciding seat of a Core.");
 
-  py::class_<NativePlanner>(m, "NativePlanner",
-                            "agents.planner.PlannerAgent natively, drawing from its own "
-                            "random.Random(seed)-identical generator.")
+  // A subclass of NativeNaive, as PlannerAgent is of NaiveAgent: seed() and fallbacks are shared.
+  py::class_<NativePlanner, NativeNaive>(m, "NativePlanner",
+                                         "agents.planner.PlannerAgent natively, drawing from its "
+                                         "own random.Random(seed)-identical generator.")
       .def(py::init([](const PlannerParams& params, const py::int_& seed) {
              NativePlanner n;
              n.params = params;
@@ -145,10 +146,6 @@ void register_naive(py::module_& m) {
              return n;
            }),
            py::arg("params"), py::arg("seed"))
-      .def("seed",
-           [](NativePlanner& n, const py::int_& seed) { n.rng.seed_words(seed_words(seed)); },
-           py::arg("seed"))
-      .def_readonly("fallbacks", &NativePlanner::fallbacks)
       .def_readonly("params", &NativePlanner::params)
       .def(
           "act",

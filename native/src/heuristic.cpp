@@ -8,12 +8,7 @@
 //   and min(seq, key=...) return the first extreme element;
 // * `for a in set(legal)` visits the actions in CPython's set order (heur::py_set_order).
 
-// No fused multiply-add: Python rounds every product and sum on its own.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "python_floats.hpp"  // first: no fused multiply-add
 
 #include "heuristic.hpp"
 

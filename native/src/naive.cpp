@@ -4,11 +4,7 @@
 // same order (no fused multiply-add), max/min keep the first extreme element, and the generator
 // is drawn at the same points.
 
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "python_floats.hpp"  // first: no fused multiply-add
 
 #include "naive.hpp"
 
@@ -216,6 +212,13 @@ class NaiveDecision {
     }
   }
   bool sentinel_open(int k) const { return s_.sentinel_owner[k] == -1; }
+  // The best bonus among the sentinels still available; NONE if none is (bonuses are >= 0).
+  int best_open_bonus() const {
+    int best = NONE;
+    for (int k = 0; k < NUM_SENTINELS; ++k)
+      if (sentinel_open(k)) best = std::max(best, bonus(k));
+    return best;
+  }
   bool has_advanceable_chip() const {
     if (me_.pentagon_chips > 0) return true;
     for (int lv : me_.levels)
@@ -225,17 +228,7 @@ class NaiveDecision {
   bool wants(int kind, int item) const {
     const auto& arts = me_.artifacts;
     if (fire_blocks_buying()) return false;
-    if (kind == ITEM_SENTINEL) {
-      int best = 0;
-      bool any = false;
-      for (int k = 0; k < NUM_SENTINELS; ++k)
-        if (sentinel_open(k)) {
-          const int b = bonus(k);
-          if (!any || b > best) best = b;
-          any = true;
-        }
-      return bonus(item) >= best;
-    }
+    if (kind == ITEM_SENTINEL) return bonus(item) >= best_open_bonus();  // true if none open
     if (item == SPELLBOOK && arts[SPELLBOOK]) return false;
     if (item == ELIXIR && arts[SPELLBOOK]) return false;
     if ((item == RUNESTONE || item == MASK || item == TALISMAN) && !has_advanceable_chip())
@@ -370,15 +363,8 @@ class NaiveDecision {
   }
 
   int sentinel_step() {
-    int top = 0;
-    bool any = false;
-    for (int k = 0; k < NUM_SENTINELS; ++k)
-      if (sentinel_open(k)) {
-        const int b = bonus(k);
-        if (!any || b > top) top = b;
-        any = true;
-      }
-    if (!any) return NONE;
+    const int top = best_open_bonus();
+    if (top == NONE) return NONE;
     int candidates[NUM_SENTINELS];
     int n = 0;
     for (int k = 0; k < NUM_SENTINELS; ++k)
