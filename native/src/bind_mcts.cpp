@@ -130,9 +130,9 @@ zav::MctsParams params_from_dict(const py::dict& d) {
   if (d.contains("opponent_model")) {
     std::string m = py::str(d["opponent_model"]);
     if (m == "search")
-      p.heuristic_opponents = false;
+      p.policy_opponents = false;
     else if (m == "policy" || m == "heuristic")  // "heuristic": the old name of "policy"
-      p.heuristic_opponents = true;
+      p.policy_opponents = true;
     else
       throw py::value_error("mcts_search: opponent_model must be 'search' or 'policy', got '" +
                             m + "'");

@@ -356,7 +356,7 @@ void MctsSearch::iterate(int root_round) {
   while (!is_over(s)) {
     const int seat = s.current_player;
     const int prior = policy_choose(p_->policy, s, seat, legal_, nlegal_);
-    if (p_->heuristic_opponents && seat != root_seat_) {  // the opponent model: no node
+    if (p_->policy_opponents && seat != root_seat_) {  // the opponent model: no node
       apply(prior);
       continue;
     }

@@ -15,7 +15,7 @@
 // "tree" (IS-MCTS), per iteration:
 //   1. selection in one tree shared by all determinizations: UCB1 over the actions legal in
 //      this determinization, with availability counts, plus a progressive bias
-//      prior_weight / (n + 1) for the policy's choice (with heuristic_opponents, only the
+//      prior_weight / (n + 1) for the policy's choice (with policy_opponents, only the
 //      searching seat's decisions are nodes; the others play the policy);
 //   2. expansion of one untried action (the policy's choice when untried, else a random
 //      one);
@@ -58,7 +58,7 @@ struct MctsParams {
   double seconds = 0.0;       // > 0: wall-clock budget (steady_clock), overrides iterations
   // The scripted player the search is built around: its choice is the prior (flat: kept
   // unless beaten; tree: the progressive bias and the first expansion) and, with
-  // heuristic_opponents, it plays the other seats.  The rollouts are played by
+  // policy_opponents, it plays the other seats.  The rollouts are played by
   // rollout_policy, or uniformly at random with random_rollout.  PLANNER reads `planner`.
   // Naive and planner draw their coin flips from the search's generator.
   ScriptedPolicy policy = ScriptedPolicy::HEURISTIC;
@@ -82,7 +82,7 @@ struct MctsParams {
   // Tree: the opponent model.  false ("search"): every seat's decisions are tree nodes,
   // chosen by UCB; true ("policy"): only the searching seat's decisions are tree nodes, the
   // other seats play the policy in every determinization (the opponents it faces).
-  bool heuristic_opponents = false;
+  bool policy_opponents = false;
   // Tree: at most this many tree edges per iteration (<= 0: unlimited; 1: only the root's
   // actions are searched, everything after them is rollout).
   int max_depth = 0;
