@@ -1,0 +1,236 @@
+"""Files a stranger may send, and files we must never leave half-written.
+
+Every reader of JSON or YAML that a user can hand us (saved games, replays, configs, run
+folders, tuning files) goes through :func:`parse_json` / :func:`parse_yaml`, and every file
+we write goes through :func:`write_atomic`, so that one place decides:
+
+* **size**: text past ``max_bytes`` is refused before it is parsed;
+* **depth**: nesting past :data:`MAX_DEPTH` is refused in one line (a 100,000-deep
+  ``[[[...]]]`` was a ``RecursionError`` from inside ``json`` or PyYAML, or later from ours);
+* **values**: JSON's ``NaN``/``Infinity`` and floats that overflow (``1e400``) are refused, and
+  so are integers with more digits than Python converts (``ValueError`` far from the file);
+* **YAML**: only plain data: no tags (``!!python/...``, ``!!binary``, ``!!set``...) and no
+  aliases (``*a``), whose expansion is the "billion laughs" bomb;
+* **writes**: a temporary file beside the target, flushed and synced, then renamed over it,
+  so a reader (or a full disk, or ``kill -9``) never leaves a half-written or empty file.
+
+Errors are :class:`UntrustedInputError` (a ``ValueError``) with a one-line message that names
+``what`` was read; callers wrap it in their own error type when they have one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any, Final
+
+#: Deepest nesting of lists/objects accepted in any file we read (our deepest is about 5).
+MAX_DEPTH: Final = 64
+#: Default size cap of a config or tuning file.
+MAX_CONFIG_BYTES: Final = 1 << 20
+#: Default size cap of a saved game, a replay or a run folder's JSON.
+MAX_RECORD_BYTES: Final = 64 << 20
+
+
+class UntrustedInputError(ValueError):
+    """A file or text from outside is too large, too deep, not of its format, or not data."""
+
+
+def read_bounded(path: str | Path, *, what: str, max_bytes: int) -> bytes:
+    """The bytes of ``path``, refused with one line when it is larger than ``max_bytes``
+    or cannot be read (the file is never read past the cap)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise UntrustedInputError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") \
+            from None
+    if len(data) > max_bytes:
+        raise UntrustedInputError(f"{what} {str(path)!r} is larger than {max_bytes:,} bytes")
+    return data
+
+
+def _text(data: str | bytes, what: str, max_bytes: int) -> str:
+    if isinstance(data, bytes):
+        if len(data) > max_bytes:
+            raise UntrustedInputError(f"{what} is larger than {max_bytes:,} bytes")
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise UntrustedInputError(f"{what} is not UTF-8 text (byte {exc.start})") from None
+    if not isinstance(data, str):
+        raise UntrustedInputError(f"{what} must be text, got {type(data).__name__}")
+    if len(data) > max_bytes:  # characters: a cheap bound that never lets more bytes through
+        raise UntrustedInputError(f"{what} is larger than {max_bytes:,} bytes")
+    return data
+
+
+def _check_depth(value: Any, what: str, max_depth: int) -> None:
+    """Refuse parsed data nested deeper than ``max_depth`` (iteratively: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            if depth > max_depth:
+                raise UntrustedInputError(f"{what} nests deeper than {max_depth} levels")
+            stack.extend((item, depth + 1) for item in v if isinstance(item, (list, dict)))
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def parse_json(
+    data: str | bytes,
+    *,
+    what: str,
+    max_bytes: int = MAX_RECORD_BYTES,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """Parse JSON from outside: bounded in size and depth, finite numbers only."""
+    text = _text(data, what, max_bytes)
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except RecursionError:  # json's C parser stops at the interpreter's recursion limit
+        raise UntrustedInputError(f"{what} nests deeper than {max_depth} levels") from None
+    except ValueError as exc:  # JSONDecodeError, a refused constant, too many digits
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UntrustedInputError(f"{what} is not valid JSON: {first}") from None
+    _check_depth(value, what, max_depth)  # shallower than the recursion limit, still too deep
+    return value
+
+
+def load_json(path: str | Path, *, what: str, max_bytes: int = MAX_RECORD_BYTES) -> Any:
+    """:func:`parse_json` of a file, read no further than ``max_bytes``."""
+    return parse_json(read_bounded(path, what=what, max_bytes=max_bytes),
+                      what=f"{what} {str(path)!r}", max_bytes=max_bytes)
+
+
+def _plain_data_loader(max_depth: int) -> type:
+    import yaml
+
+    class PlainDataLoader(yaml.SafeLoader):
+        """PyYAML's safe loader less tags and aliases, with a depth limit."""
+
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.constructor.ConstructorError(
+                    None, None, "aliases (*name) are not allowed", event.start_mark)
+            event = self.peek_event()
+            if getattr(event, "tag", None) is not None:  # only an explicit tag sets it
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"tags ({event.tag}) are not allowed", event.start_mark)
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                self.depth += 1
+                if self.depth > max_depth:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"nests deeper than {max_depth} levels", event.start_mark)
+                try:
+                    return super().compose_node(parent, index)
+                finally:
+                    self.depth -= 1
+            return super().compose_node(parent, index)
+
+    return PlainDataLoader
+
+
+def parse_yaml(
+    data: str | bytes,
+    *,
+    what: str,
+    max_bytes: int = MAX_CONFIG_BYTES,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """Parse YAML from outside as plain data (mappings, lists, strings, numbers, booleans,
+    null): bounded in size and depth, no tags, no aliases; non-finite floats refused."""
+    import yaml
+
+    text = _text(data, what, max_bytes)
+    try:  # the loader counts depth itself: PyYAML recurses only when composing nodes
+        value = yaml.load(text, Loader=_plain_data_loader(max_depth))  # noqa: S506 - safe subclass
+    except RecursionError:
+        raise UntrustedInputError(f"{what} nests too deeply") from None
+    except yaml.YAMLError as exc:
+        # PyYAML's messages span lines (context, marks): keep what and where, on one line.
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise UntrustedInputError(f"{what} is not valid YAML: {problem}{where}") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise UntrustedInputError(f"{what} is not valid YAML: {exc}") from None
+    _check_finite(value, what)
+    return value
+
+
+def load_yaml(path: str | Path, *, what: str, max_bytes: int = MAX_CONFIG_BYTES) -> Any:
+    """:func:`parse_yaml` of a file, read no further than ``max_bytes``."""
+    return parse_yaml(read_bounded(path, what=what, max_bytes=max_bytes),
+                      what=f"{what} {str(path)!r}", max_bytes=max_bytes)
+
+
+def _check_finite(value: Any, what: str) -> None:
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            raise UntrustedInputError(f"{what} holds a number that is not finite ({v})")
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+def write_atomic(
+    path: str | Path,
+    content: str | bytes | Callable[[IO[bytes]], object],
+    *,
+    sync: bool = True,
+) -> Path:
+    """Replace ``path`` by ``content`` all at once (a reader sees the old or the new file).
+
+    ``content`` is text (written as UTF-8), bytes, or a function that writes into the open
+    binary file (e.g. ``lambda fh: np.savez(fh, **arrays)``).  The temporary file is made
+    beside ``path`` and removed if anything fails (a full disk, an exception in ``content``),
+    so no ``.tmp`` or empty file is left behind; the error propagates unchanged.
+    """
+    path = Path(path)
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                        dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as fh:
+            if isinstance(content, str):
+                fh.write(content.encode("utf-8"))
+            elif isinstance(content, bytes):
+                fh.write(content)
+            else:
+                content(fh)
+            fh.flush()
+            if sync:
+                os.fsync(fh.fileno())
+        os.chmod(tmp_name, 0o644)  # mkstemp's 0600 would hide a report from its reader
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        raise
+    return path
+
