@@ -28,11 +28,11 @@ def check_known_keys(cls: type, data: Mapping[str, Any], what: str) -> None:
 
 def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, Any]:
     """The mapping under ``section`` of the YAML file (or the whole file when it has no such
-    key); an empty file is an empty mapping.  ``ValueError`` if it is not a mapping."""
-    import yaml
+    key); an empty file is an empty mapping.  One-line ``ValueError`` if the file cannot be
+    read, is not plain YAML data (bounded, see ``engine.files``) or is not a mapping."""
+    from zavandor_env.engine.files import load_yaml
 
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
+    data = load_yaml(path, what=what) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: {what} must be a mapping")
     body = data.get(section, data)

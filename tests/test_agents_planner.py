@@ -237,3 +237,18 @@ def test_the_planner_beats_naive_on_fixed_deals(n: int, games: int, floor: float
         winners = play_game(agents, seed=40_000 + g).winners
         won += (seat in winners) / max(1, len(winners))
     assert won / games >= floor, won / games
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"params: [unclosed\n", "not valid YAML"),
+    (b"\xff\xfe\x00binary", "not UTF-8"),
+    (b"params: {bid_factor: !!python/name:os.system }\n", "tags"),
+])
+def test_a_bad_planner_config_file_is_one_line(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    path = tmp_path / "planner.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=problem) as info:
+        make_agent(f"planner:config={path}")
+    assert "\n" not in str(info.value)

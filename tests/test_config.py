@@ -167,3 +167,20 @@ def test_a_game_config_file_may_turn_the_affordability_filter_on(tmp_path: Path)
     path = tmp_path / "filtered.yaml"
     path.write_text("num_players: 3\nallow_overbid: false\n")
     assert GameConfig.from_yaml(path) == GameConfig(num_players=3, allow_overbid=False)
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"num_players: [unclosed\n", "not valid YAML"),
+    (b"\xff\xfe\x00binary", "not UTF-8"),
+    (b"num_players: " + b"[" * 100 + b"\n", "nests deeper"),
+    (b"a: &x 2\nnum_players: *x\n", "aliases"),
+    (b"num_players: !!python/object/apply:os.getpid []\n", "tags"),
+])
+def test_a_hostile_game_config_file_is_one_config_error(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    path = tmp_path / "game.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match=problem) as info:
+        GameConfig.from_yaml(path)
+    assert "\n" not in str(info.value)

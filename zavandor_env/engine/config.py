@@ -110,17 +110,13 @@ class GameConfig:
     @classmethod
     def from_yaml(cls, path: str | Path) -> GameConfig:
         """Load a game config file (``configs/game/*.yaml``): a mapping of config fields."""
-        import yaml  # only needed here; the engine's hot path never reads files
-
         from ..resources import data_path
+        from .files import UntrustedInputError, load_yaml
 
         try:
-            with open(data_path(path), encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
-        except OSError as exc:
-            raise ConfigError(f"cannot read game config {str(path)!r}: {exc}") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"game config {str(path)!r} is not valid YAML: {exc}") from None
+            data = load_yaml(data_path(path), what="game config")
+        except UntrustedInputError as exc:  # unreadable, too large or deep, not plain YAML
+            raise ConfigError(str(exc)) from None
         try:
             return cls.from_dict(data if data is not None else {})
         except ConfigError as exc:
