@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from zavandor_env.cli import build_parser, main
 from zavandor_env.web import server as web
 from zavandor_env.web.server import MAX_BODY, MAX_CONNECTIONS, TOKEN_HEADER, AppServer, Table
 
@@ -324,9 +325,27 @@ def test_open_connections_past_the_cap_are_closed_on_arrival(app: AppServer) -> 
 
 def test_a_client_that_stops_mid_request_is_dropped(app: AppServer,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web._Handler, "timeout", 0.5)
+    assert web._Handler.timeout == web.SOCKET_TIMEOUT and 0 < web.SOCKET_TIMEOUT <= 60
+    monkeypatch.setattr(web._Handler, "timeout", 0.5)  # the same, without waiting 15 s
     with socket.create_connection(app.server_address[:2], timeout=TIMEOUT) as sock:
         sock.sendall(b"POST /api/new HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and then nothing
         started = time.monotonic()
         assert sock.recv(65536) == b""
         assert time.monotonic() - started < 5
+
+
+# ---- the command line ----------------------------------------------------------------------
+def test_serve_parses_allow_host() -> None:
+    args = build_parser().parse_args(["serve", "--allow-host", "zavandor.lan",
+                                      "--allow-host", "[fe80::1]"])
+    assert args.allow_host == ["zavandor.lan", "[fe80::1]"]
+
+
+@pytest.mark.parametrize("name", ["evil.example:80", "http://evil.example", "", "a b", "::1"])
+def test_serve_refuses_an_allow_host_that_is_not_a_name(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--allow-host", name])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "not a host name" in err and len(err.splitlines()) == 1
