@@ -120,6 +120,11 @@ def test_a_host_that_is_not_this_server_is_refused(app: AppServer, host: str) ->
     assert table_now(app) == before
 
 
+def test_a_second_host_header_is_refused(app: AppServer) -> None:
+    answer = send(app, "GET", "/api/state", extra=[("Host", "evil.example")])
+    assert answer.status == 421 and answer.error
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LocalHost:{port}",
                                   "[::1]:{port}"])
 def test_the_servers_own_names_are_answered(app: AppServer, host: str) -> None:

@@ -244,6 +244,7 @@ class Table:
 
 
 def _style() -> str:
+    """The page's CSS, its one inline ``<style>``."""
     return asset("common.css") + asset("app.css")
 
 
@@ -296,16 +297,17 @@ def _content_length(values: list[str]) -> int:
     """The body's length from the request's ``Content-Length`` headers.
 
     Raises:
-        Refused: no header (411), a second one or not a plain byte count (400: ``-1``,
-            ``abc``, ``+5`` and ``1_0`` included, which ``int()`` would take or read as
-            "until the connection closes"), or past :data:`MAX_BODY` (413).
+        Refused: no header (411); a second one, or not plain ASCII digits (400: ``-1``
+            once meant "read to the end of the connection", and ``int()`` takes ``+5``,
+            ``1_0`` and fails on ``abc``); more than :data:`MAX_BODY` (413).
     """
     if not values:
         raise Refused(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length header")
     text = values[0].strip()
     if len(values) > 1 or not text.isascii() or not text.isdigit():
         raise Refused(HTTPStatus.BAD_REQUEST,
-                      f"Content-Length must be one byte count, got {', '.join(values)!r}")
+                      f"Content-Length must be one byte count, got "
+                      f"{_one_line(', '.join(values), 60)!r}")
     digits = text.lstrip("0") or "0"
     if len(digits) > len(str(MAX_BODY)) or int(digits) > MAX_BODY:  # no int() of 60 kB
         raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
@@ -319,11 +321,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     server: AppServer
     server_version = "zavandor"
+    timeout = SOCKET_TIMEOUT  # a client that stops sending mid-request is dropped
 
     def version_string(self) -> str:
         """The ``Server`` header: the app's name, not the Python version."""
         return self.server_version
-    timeout = SOCKET_TIMEOUT  # a client that stops sending mid-request is dropped
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 -- the base's name
         if self.server.verbose:
@@ -368,10 +370,11 @@ class _Handler(BaseHTTPRequestHandler):
         """The request's ``Host``, if it names this server (DNS rebinding gives a page of
         another site this server's address under that site's name: its requests carry the
         other name)."""
-        host = (self.headers.get("Host") or "").strip().lower()
-        if host not in self.server.allowed_hosts:
-            raise Refused(HTTPStatus.MISDIRECTED_REQUEST,
-                          f"this server does not answer to Host {host!r}: open {self.server.url}")
+        hosts = self.headers.get_all("Host") or [""]
+        host = hosts[0].strip().lower()
+        if len(hosts) > 1 or host not in self.server.allowed_hosts:  # two: which one is it?
+            raise Refused(HTTPStatus.MISDIRECTED_REQUEST, "this server does not answer to "
+                          f"Host {_one_line(', '.join(hosts), 80)!r}: open {self.server.url}")
         return host
 
     def _check_same_origin(self, host: str) -> None:
