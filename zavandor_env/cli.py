@@ -468,8 +468,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                      f"{exc.strerror or exc}")
     with server:
         if args.host not in ("127.0.0.1", "localhost", "::1"):
-            print(f"note: --host {args.host} lets other machines reach this game; they open "
-                  "it under the address it listens on or a name given with --allow-host")
+            # The server answers only the names it knows (DNS rebinding): say which.
+            names = ("this machine's name or address, given with --allow-host"
+                     if args.host in ("0.0.0.0", "::") else
+                     f"{server.url} or a name given with --allow-host")
+            print(f"note: --host {args.host} lets other machines reach this game; "
+                  f"they open it as {names}")
         print(f"Zavandor at {server.url} (you are player_{args.seat} against "
               f"{', '.join(args.agents)}); Ctrl-C stops", flush=True)
         try:
