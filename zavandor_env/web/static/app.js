@@ -12,7 +12,7 @@
     activate: "gems", deactivate: "gems", buy_chip: "knowledge", advance: "knowledge",
     open: "auctions", bid_plus: "bid", pass: "bid", lose: "lose a gem"};
   // The server acts only on requests that carry its token (written into this page) as JSON:
-  // a page of another origin can read neither the token nor send such a request.
+  // a page of another origin can neither read the token nor send such a request.
   const TOKEN = document.querySelector('meta[name="zavandor-token"]').content;
   let busy = false;
 
