@@ -298,3 +298,100 @@ def test_web_app_screenshot_against_the_heuristic(browser: Any) -> None:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+# ---- another origin against the web app ----------------------------------------------------
+_FOREIGN_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>another site</title></head><body>
+<iframe name="sink"></iframe>
+<form id="form" method="POST" action="{target}api/new" enctype="text/plain" target="sink">
+  <input name='{{"seed": 5, "pad": "' value='"}}'>
+</form>
+<script>
+"use strict";
+// What any page a person visits can try against the app on 127.0.0.1.
+const target = "{target}";
+const results = {{}};
+async function attempt(name, request) {{
+  try {{
+    const response = await request;
+    results[name] = "answered " + response.type + " " + response.status;
+  }} catch (err) {{
+    results[name] = "failed " + err;
+  }}
+}}
+(async () => {{
+  await attempt("simple", fetch(target + "api/new", {{method: "POST", mode: "no-cors",
+    headers: {{"Content-Type": "text/plain"}}, body: '{{"seed": 5}}'}}));
+  await attempt("json", fetch(target + "api/new", {{method: "POST",
+    headers: {{"Content-Type": "application/json"}}, body: '{{"seed": 6}}'}}));
+  await attempt("page", fetch(target));  // the page holds the token: unreadable from here
+  document.body.dataset.results = JSON.stringify(results);
+  document.getElementById("form").submit();
+}})();
+</script></body></html>
+"""
+
+
+@pytest.fixture
+def foreign_site(app: AppServer) -> Iterator[str]:
+    """A second tiny server on another port: a page of another origin (``localhost`` against
+    the app's ``127.0.0.1``: another site too) that tries to start a game in the app."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    body = _FOREIGN_PAGE.format(target=app.url).encode()
+
+    class ForeignPage(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 -- http.server's naming
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), ForeignPage)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{site.server_address[1]}/"
+    finally:
+        site.shutdown()
+        site.server_close()
+        thread.join(5)
+
+
+@_NO_BROWSER
+def test_a_page_of_another_origin_cannot_start_a_game(browser: Any, app: AppServer,
+                                                      foreign_site: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from zavandor_env.web import server as web
+
+    answered: list[tuple[str, str, int]] = []  # (method, path, status) of every request
+
+    def log_request(handler: Any, code: Any = "-", size: Any = "-") -> None:
+        answered.append((handler.command, handler.path, int(code)))
+
+    monkeypatch.setattr(web._Handler, "log_request", log_request)
+    before = (app.table.seed, list(app.table.game.history))
+    browser.get(foreign_site)
+    results = json.loads(wait_for(browser, lambda d: d.find_element("tag name", "body")
+                                  .get_attribute("data-results"), "the page's fetches"))
+    wait_for(browser, lambda d: sum(m == "POST" for m, _, _ in answered) >= 2,
+             "the no-cors fetch and the form to reach the app")
+    posts = [status for method, _, status in answered if method == "POST"]
+    assert posts and all(status in (403, 415) for status in posts), answered
+    assert results["json"].startswith("failed"), results  # its preflight is refused
+    assert results["page"].startswith("failed"), results  # no CORS: the token stays unread
+    assert (app.table.seed, list(app.table.game.history)) == before
+    # The app's own page still plays, and breaks none of its policies (CSP included).
+    browser.get_log("browser")  # the other page's refused requests: read, so not counted
+    browser.get(app.url)
+    wait_for(browser, lambda d: d.find_elements("css selector", "#actions button.action"),
+             "the app's legal actions")
+    before_click = browser.find_element("tag name", "body").get_attribute("data-decision")
+    browser.find_elements("css selector", "#actions button.action")[0].click()
+    wait_for_new_decision(browser, before_click)
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]

@@ -28,7 +28,7 @@ from zavandor_env.engine import Game, ReplayError
 from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
 from zavandor_env.engine.svg import to_svg
 from zavandor_env.envs.observation import OBS_SIZE
-from zavandor_env.web.server import AppServer, BadRequest, Table
+from zavandor_env.web.server import TOKEN_HEADER, AppServer, BadRequest, Table
 from zavandor_env.web.viewer import ChunkPool, render_html, viewer_data
 
 CHECKPOINT = Path(__file__).parent.parent / "train" / "checkpoints" / "selfplay_2p" / "policy.npz"
@@ -328,8 +328,11 @@ def server() -> Iterator[AppServer]:
 def _request(app: AppServer, path: str, body: dict[str, Any] | None = None,
              ) -> tuple[int, dict[str, str], bytes]:
     data = None if body is None else json.dumps(body).encode()
+    # As the page sends it: JSON with the server's token (tests/test_serve_security.py).
     request = urllib.request.Request(app.url.rstrip("/") + path, data=data,
-                                     method="GET" if body is None else "POST")
+                                     method="GET" if body is None else "POST",
+                                     headers={"Content-Type": "application/json",
+                                              TOKEN_HEADER: app.token})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), response.read()

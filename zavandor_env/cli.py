@@ -443,6 +443,16 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
 
 # ---- serve ------------------------------------------------------------------------------
+def _host_name(text: str) -> str:
+    """An ``--allow-host`` name: a host name or address as a URL writes it, without a port."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]", text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a host name (no port, no scheme; an IPv6 address in brackets)")
+    return text
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from zavandor_env.web.server import AppServer, Table
 
@@ -451,13 +461,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a bad agent spec, seat or player count
         return _fail("serve", exc)
     try:
-        server = AppServer(table, host=args.host, port=args.port, verbose=args.verbose)
+        server = AppServer(table, host=args.host, port=args.port, verbose=args.verbose,
+                           allow_hosts=args.allow_host)
     except OSError as exc:  # port taken, address not local...
         return _fail("serve", f"cannot listen on {args.host}:{args.port}: "
                      f"{exc.strerror or exc}")
     with server:
         if args.host not in ("127.0.0.1", "localhost", "::1"):
-            print(f"note: --host {args.host} lets other machines reach this game")
+            # The server answers only the names it knows (DNS rebinding): say which.
+            names = ("this machine's name or address, given with --allow-host"
+                     if args.host in ("0.0.0.0", "::") else
+                     f"{server.url} or a name given with --allow-host")
+            print(f"note: --host {args.host} lets other machines reach this game; "
+                  f"they open it as {names}")
         print(f"Zavandor at {server.url} (you are player_{args.seat} against "
               f"{', '.join(args.agents)}); Ctrl-C stops", flush=True)
         try:
@@ -621,7 +637,10 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="play against agents in the browser (a local web app)",
         description="Serves one game at a time to a browser: the table from your seat, your "
         "legal actions as buttons, every won auction with its price, a new-game button and "
-        "the replay as a download.  Listens on 127.0.0.1 only unless --host says otherwise.")
+        "the replay as a download.  Listens on 127.0.0.1 only unless --host says otherwise.  "
+        "It answers only requests that name it (Host: the address it listens on, localhost, "
+        "127.0.0.1, [::1] or an --allow-host name) and acts only on its own page's requests, "
+        "so another web page cannot play or start a game.")
     serve.add_argument("--agents", nargs="+", default=["heuristic"], metavar="SPEC",
                        help="opponent agents, 1 to 5 (default: one heuristic)")
     serve.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
@@ -631,6 +650,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "(default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=_int_range(0, 65535), default=8765,
                        help="port (default 8765; 0: any free port)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       type=_host_name,
+                       help="another name the page may be opened under (this machine's name "
+                       "or LAN address, with --host 0.0.0.0); repeatable")
     serve.add_argument("--verbose", action="store_true", help="log every request")
     serve.set_defaults(func=_cmd_serve)
 

@@ -11,13 +11,18 @@
   const GROUPS = {end_turn: "turn", end_block: "turn", buy: "gems", sell: "gems",
     activate: "gems", deactivate: "gems", buy_chip: "knowledge", advance: "knowledge",
     open: "auctions", bid_plus: "bid", pass: "bid", lose: "lose a gem"};
+  // The server acts only on requests that carry its token (written into this page) as JSON:
+  // a page of another origin can neither read the token nor send such a request.
+  const TOKEN = document.querySelector('meta[name="zavandor-token"]').content;
   let busy = false;
 
   async function call(method, path, body) {
     busy = true;
     document.body.classList.add("busy");
     try {
-      const response = await fetch(path, {method, headers: {"Content-Type": "application/json"},
+      const headers = {"X-Zavandor-Token": TOKEN};
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      const response = await fetch(path, {method, headers,
         body: body === undefined ? undefined : JSON.stringify(body)});
       const data = await response.json();
       if (!response.ok) {
