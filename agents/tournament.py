@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine import GameConfig
+from zavandor_env.engine.files import load_yaml
 from zavandor_env.resources import data_path
 
 from .match import GameResult, play_game
@@ -84,18 +85,11 @@ class TournamentConfig:
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> TournamentConfig:
         """Read a tournament file (see ``configs/eval/*.yaml``); ``overrides`` that are not
-        None replace its values."""
-        import yaml
-
-        try:
-            with open(data_path(path), encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
-        except OSError as exc:
-            raise ValueError(f"cannot read tournament file {str(path)!r}: "
-                             f"{exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:  # its message spans lines: keep the first
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ValueError(f"tournament file {str(path)!r} is not valid YAML: {first}") from None
+        None replace its values.  The file may come from anyone: it is read as plain data,
+        bounded in size and depth (:func:`~zavandor_env.engine.files.load_yaml`), and every
+        problem is one line (:class:`~zavandor_env.engine.files.UntrustedInputError`, a
+        ``ValueError``)."""
+        data = load_yaml(data_path(path), what="tournament file")
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a tournament file must be a mapping")
         known = {"agents", "num_players", "players", "games", "seed", "workers", "game_options",

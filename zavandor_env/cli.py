@@ -66,8 +66,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(command: str, message: object) -> int:
-    print(f"zavandor {command}: {message}", file=sys.stderr)
+    """One line on stderr (the message may quote a file: its control characters are shown
+    escaped, never sent to the terminal) and exit code 2."""
+    from .engine.printable import terminal_safe
+
+    print(f"zavandor {command}: {terminal_safe(str(message), one_line=True)}", file=sys.stderr)
     return 2
+
+
+def _show(text: str) -> None:
+    """Print a report or a line that holds labels from a file, its control characters escaped."""
+    from .engine.printable import terminal_safe
+
+    print(terminal_safe(text))
 
 
 # ---- bench ------------------------------------------------------------------------------
@@ -185,8 +196,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         paths = report.write(out, chart=not args.no_chart, replace=args.overwrite)
     except OSError as exc:
         return _fail("eval", f"cannot write the report to {str(out)!r}: {exc}")
-    print(report.text())
-    print(f"wrote {len(paths)} file(s) to {out}")
+    _show(report.text())
+    _show(f"wrote {len(paths)} file(s) to {out}")
     return 0
 
 
@@ -290,8 +301,8 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
         paths = card.write(out, chart=not args.no_chart, replace=args.overwrite)
     except OSError as exc:
         return _fail("scorecard", f"cannot write the card to {str(out)!r}: {exc}")
-    print(card.text())
-    print(f"wrote {len(paths)} file(s) to {out}")
+    _show(card.text())
+    _show(f"wrote {len(paths)} file(s) to {out}")
     return 0
 
 
@@ -367,22 +378,25 @@ def _save_replay(path: str, game: Game, labels: list[str]) -> None:
 
 # ---- replay -----------------------------------------------------------------------------
 def _cmd_replay(args: argparse.Namespace) -> int:
-    import json
-
     from .engine import ACTION_NAMES, Game, ReplayError
+    from .engine.files import UntrustedInputError, load_json
     from .engine.outcome import game_outcome
+    from .engine.printable import terminal_safe
     from .engine.text import describe
 
+    try:  # bounded: a deeply nested or huge file is refused in one line, not a RecursionError
+        record = load_json(args.file, what="replay")
+    except UntrustedInputError as exc:
+        return _fail("replay", exc)
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            record = json.load(fh)
         final = Game.from_replay_record(record)  # validates the whole file before showing it
-    except (OSError, ValueError, ReplayError) as exc:  # JSONDecodeError is a ValueError
+    except (ValueError, ReplayError) as exc:
         return _fail("replay", f"cannot read {args.file}: {exc}")
     if args.html:
         return _replay_html(args, record)
     game = Game.new(final.config, final.seed)
-    names = record.get("agents") if isinstance(record.get("agents"), list) else None
+    names = ([terminal_safe(str(name), one_line=True) for name in record["agents"]]
+             if isinstance(record.get("agents"), list) else None)
     step_mode = args.step and sys.stdin.isatty()
     for i, action in enumerate(record["actions"]):
         seat = game.current_player
