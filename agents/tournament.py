@@ -24,7 +24,12 @@ reproducible from its record (``Game.replay_record()``).
 Reports go to one directory per tournament: :func:`prepare_output_dir` checks it before any
 game is played (writable; no files of an earlier run unless they may be replaced), and
 :meth:`TournamentReport.write` replaces an earlier run's files, so an old replay never sits
-beside a new summary.
+beside a new summary; each file is written whole or not at all (a full disk leaves none cut
+short).  While the games are played, each one is appended to the directory's journal
+(``games.jsonl``, flushed and fsynced) as it finishes, so a run killed midway resumes
+(``run_tournament(..., journal=..., resume=True)``, ``zavandor eval --resume``) by playing
+only the missing games: the same per-game seeds make the records those of an uninterrupted
+run.  The journal is removed once the report holds its games.
 """
 
 from __future__ import annotations
@@ -283,15 +288,13 @@ def run_tournament(
     uninterrupted one (wall-clock seconds aside).  A journal of another tournament raises
     :class:`JournalError`.  A run stopped before any game finished removes its journal.
     """
-    from tqdm import tqdm
-
     log, done = (open_journal(journal, config, resume) if journal is not None
                  else (None, []))
     finished = {rec.task for rec in done}
     tasks = [task for task in schedule(config) if task not in finished]
     records = list(done)
     try:
-        _play_tasks(config, tasks, records, log, on_record, progress, use_ray, address, tqdm)
+        _play_tasks(config, tasks, records, log, on_record, progress, use_ray, address)
     except BaseException:
         if log is not None and len(records) == len(done) == 0:
             log.path.unlink(missing_ok=True)  # nothing to resume: leave no file behind
@@ -305,8 +308,9 @@ def run_tournament(
 
 def _play_tasks(config: TournamentConfig, tasks: list[GameTask], records: list[GameRecord],
                 log: Journal | None, on_record: Callable[[GameRecord], None] | None,
-                progress: bool, use_ray: bool, address: str | None, tqdm: Any) -> None:
+                progress: bool, use_ray: bool, address: str | None) -> None:
     """Play ``tasks``, appending each record to ``records`` (and the journal) as it ends."""
+    from tqdm import tqdm
 
     def finished(rec: GameRecord) -> None:
         if log is not None:
@@ -637,6 +641,10 @@ def prepare_output_dir(out_dir: str | Path, overwrite: bool = False,
                                  f"{JOURNAL_FILE} (the games of an interrupted eval); "
                                  "a finished run's is removed once its report is written")
         overwrite = True  # the interrupted run's own files
+    elif (out / JOURNAL_FILE).is_file() and not overwrite and not others:
+        raise OutputDirError(f"--out {str(out)!r} holds the games of an interrupted eval "
+                             f"({JOURNAL_FILE}): give --resume to continue it (same agents, "
+                             "players, games, seed and rules), or --overwrite to start again")
     return claim_output_dir(out, ours, others, overwrite, tool="eval",
                             report="a tournament report")
 

@@ -123,6 +123,15 @@ def test_a_resume_of_another_tournament_is_refused_in_one_line(tmp_path, capsys)
     assert main([*args, "--seed", "1"]) == 0  # the same tournament: resumed
 
 
+def test_a_new_run_into_an_interrupted_runs_folder_points_to_resume(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    interrupted(config(), out / JOURNAL_FILE, after=2)
+    assert main(["eval", "--agents", "heuristic", "random", "--quiet", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "interrupted eval" in err and "--resume" in err and "--overwrite" in err
+
+
 def test_resume_needs_the_folder_of_an_interrupted_run(tmp_path, capsys):
     base = ["eval", "--agents", "heuristic", "random", "--quiet", "--resume"]
     assert main(base) == 2 and "give --out" in capsys.readouterr().err

@@ -558,6 +558,8 @@ def build_parser() -> argparse.ArgumentParser:
         "eval", help="tournament between agents (win rates, CIs, ratings)",
         description="Plays a tournament and writes summary.json/csv, games.csv, chart.png "
         "(and replays) to --out, by default to a new eval_out/<date-time>-<lineup> directory. "
+        "Each finished game is kept in --out/games.jsonl as it ends, so an interrupted run "
+        "continues with the same command and --resume --out DIR. "
         "Agents that ask a person (human) cannot sit in a tournament: use zavandor play.")
     ev.add_argument("config", nargs="?", help="tournament YAML file (configs/eval/*.yaml)")
     ev.add_argument("--agents", nargs="+", metavar="SPEC",
