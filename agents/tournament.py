@@ -290,8 +290,8 @@ def run_tournament(
     """
     log, done = (open_journal(journal, config, resume) if journal is not None
                  else (None, []))
-    finished = {rec.task for rec in done}
-    tasks = [task for task in schedule(config) if task not in finished]
+    played = {rec.task for rec in done}
+    tasks = [task for task in schedule(config) if task not in played]
     records = list(done)
     try:
         _play_tasks(config, tasks, records, log, on_record, progress, use_ray, address)
