@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine import GameConfig
+from zavandor_env.engine.files import write_atomic
 from zavandor_env.resources import data_path
 
 from .registry import AgentSpec, AgentSpecError, parse_spec
@@ -570,14 +571,18 @@ class Scorecard:
         fig.suptitle(_wrap_title(f"Scorecard: {self.config.spec}", width_chars), fontsize=9)
         fig.tight_layout()
         # No "Software" stamp: the figure then depends only on the data and matplotlib.
-        fig.savefig(path, dpi=150, metadata={"Software": None})
-        plt.close(fig)
+        try:
+            write_atomic(path, lambda fh: fig.savefig(fh, format="png", dpi=150,
+                                                      metadata={"Software": None}))
+        finally:
+            plt.close(fig)
         return path
 
     def write(self, out_dir: str | Path, chart: bool = True, replace: bool = False) -> list[Path]:
         """Write ``scorecard.json``, ``scorecard.md``, ``timing.json`` and (``chart``)
-        ``scorecard.png``; returns the paths.  An earlier card in ``out_dir`` raises
-        :class:`OutputDirError` unless ``replace``, which deletes its files (only those)."""
+        ``scorecard.png``, each at once (a full disk leaves no file cut short); returns the
+        paths.  An earlier card in ``out_dir`` raises :class:`OutputDirError` unless
+        ``replace``, which deletes its files (only those)."""
         out = Path(out_dir)
         if previous_scorecard(out):
             if not replace:
@@ -590,9 +595,7 @@ class Scorecard:
         for name, text in (("scorecard.json", _dumps(self.to_dict())),
                            ("scorecard.md", self.markdown()),
                            ("timing.json", _dumps(self.timing()))):
-            path = out / name
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
+            written.append(write_atomic(out / name, text))
         if chart:
             written.append(self.chart(out / "scorecard.png"))
         return written

@@ -24,13 +24,20 @@ reproducible from its record (``Game.replay_record()``).
 Reports go to one directory per tournament: :func:`prepare_output_dir` checks it before any
 game is played (writable; no files of an earlier run unless they may be replaced), and
 :meth:`TournamentReport.write` replaces an earlier run's files, so an old replay never sits
-beside a new summary.
+beside a new summary; each file is written whole or not at all (a full disk leaves none cut
+short).  While the games are played, each one is appended to the directory's journal
+(``games.jsonl``, flushed and fsynced) as it finishes, so a run killed midway resumes
+(``run_tournament(..., journal=..., resume=True)``, ``zavandor eval --resume``) by playing
+only the missing games: the same per-game seeds make the records those of an uninterrupted
+run.  The journal is removed once the report holds its games.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import math
 import os
 import re
 import tempfile
@@ -42,8 +49,11 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine import GameConfig
+from zavandor_env.engine.files import load_yaml, write_atomic
+from zavandor_env.engine.outcome import Outcome
 from zavandor_env.resources import data_path
 
+from .journal import Journal, JournalError, read_journal
 from .match import GameResult, play_game
 from .registry import AgentSpec, AgentSpecError, parse_spec
 from .stats import AgentSummary, SeatRecord, seat_records, summarize
@@ -84,18 +94,11 @@ class TournamentConfig:
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> TournamentConfig:
         """Read a tournament file (see ``configs/eval/*.yaml``); ``overrides`` that are not
-        None replace its values."""
-        import yaml
-
-        try:
-            with open(data_path(path), encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
-        except OSError as exc:
-            raise ValueError(f"cannot read tournament file {str(path)!r}: "
-                             f"{exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:  # its message spans lines: keep the first
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ValueError(f"tournament file {str(path)!r} is not valid YAML: {first}") from None
+        None replace its values.  The file may come from anyone: it is read as plain data,
+        bounded in size and depth (:func:`~zavandor_env.engine.files.load_yaml`), and every
+        problem is one line (:class:`~zavandor_env.engine.files.UntrustedInputError`, a
+        ``ValueError``)."""
+        data = load_yaml(data_path(path), what="tournament file")
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a tournament file must be a mapping")
         known = {"agents", "num_players", "players", "games", "seed", "workers", "game_options",
@@ -250,6 +253,16 @@ def play_task(task: GameTask) -> GameRecord:
     return GameRecord(task, result)
 
 
+def schedule(config: TournamentConfig) -> list[GameTask]:
+    """Every game of the tournament, in report order (lineup, deal, rotation)."""
+    return [
+        GameTask(li, d, r)
+        for li in range(len(config.lineups()))
+        for d in range(config.deals)
+        for r in range(config.num_players)
+    ]
+
+
 def run_tournament(
     config: TournamentConfig,
     progress: bool = True,
@@ -257,6 +270,8 @@ def run_tournament(
     *,
     use_ray: bool = False,
     address: str | None = None,
+    journal: str | Path | None = None,
+    resume: bool = False,
 ) -> list[GameRecord]:
     """Play every game of the tournament; returns records sorted by (lineup, deal, rotation).
 
@@ -266,20 +281,51 @@ def run_tournament(
     here, or on the cluster at ``address`` ("auto", "ray://host:10001"); the records are the
     same.  Raises :class:`RayMissingError` when Ray is not installed and
     :class:`RayConnectionError` when the cluster cannot be joined.
+
+    ``journal`` (a ``games.jsonl`` path) records every game on disk as it finishes (see
+    :func:`open_journal`); with ``resume`` the games already there are not played again but
+    returned with the new ones, so a run killed midway and resumed gives the records of an
+    uninterrupted one (wall-clock seconds aside).  A journal of another tournament raises
+    :class:`JournalError`.  A run stopped before any game finished removes its journal.
     """
+    log, done = (open_journal(journal, config, resume) if journal is not None
+                 else (None, []))
+    played = {rec.task for rec in done}
+    tasks = [task for task in schedule(config) if task not in played]
+    records = list(done)
+    try:
+        _play_tasks(config, tasks, records, log, on_record, progress, use_ray, address)
+    except BaseException:
+        if log is not None and len(records) == len(done) == 0:
+            log.path.unlink(missing_ok=True)  # nothing to resume: leave no file behind
+        raise
+    finally:
+        if log is not None:
+            log.close()
+    records.sort(key=lambda r: (r.task.lineup, r.task.deal, r.task.rotation))
+    return records
+
+
+def _play_tasks(config: TournamentConfig, tasks: list[GameTask], records: list[GameRecord],
+                log: Journal | None, on_record: Callable[[GameRecord], None] | None,
+                progress: bool, use_ray: bool, address: str | None) -> None:
+    """Play ``tasks``, appending each record to ``records`` (and the journal) as it ends."""
     from tqdm import tqdm
 
-    tasks = [
-        GameTask(li, d, r)
-        for li in range(len(config.lineups()))
-        for d in range(config.deals)
-        for r in range(config.num_players)
-    ]
+    def finished(rec: GameRecord) -> None:
+        if log is not None:
+            log.append(_journal_entry(rec))  # durable before it counts as played
+        records.append(rec)
+        if on_record:
+            on_record(rec)
+        bar.update()
+
     workers = config.workers or os.cpu_count() or 1
     if config.interactive:
         workers = 1  # a worker has no terminal: the person would never be asked
     workers = max(1, min(workers, len(tasks)))
-    records: list[GameRecord] = []
+    if not tasks:
+        return  # a resumed run whose games were all played: only the report is left to write
     session = ExitStack()  # Ray, when asked for: joined before the progress bar is drawn
     if use_ray:
         if config.interactive:
@@ -289,33 +335,162 @@ def run_tournament(
     try:
         if use_ray:
             for rec in _play_on_ray(ray_module, config, tasks):
-                records.append(rec)
-                if on_record:
-                    on_record(rec)
-                bar.update()
+                finished(rec)
         elif workers == 1:
             _init_worker(config)
             for task in tasks:
-                rec = play_task(task)
-                records.append(rec)
-                if on_record:
-                    on_record(rec)
-                bar.update()
+                finished(play_task(task))
         else:
             import multiprocessing as mp
 
             ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
             with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(config,)) as pool:
                 for rec in pool.imap_unordered(play_task, tasks, chunksize=1):
-                    records.append(rec)
-                    if on_record:
-                        on_record(rec)
-                    bar.update()
+                    finished(rec)
     finally:
         bar.close()
         session.close()
-    records.sort(key=lambda r: (r.task.lineup, r.task.deal, r.task.rotation))
-    return records
+
+
+# ---- the journal: finished games on disk, for --resume ----------------------------------
+#: The tournament's journal in its report directory (removed once the report is written).
+JOURNAL_FILE = "games.jsonl"
+_JOURNAL_FORMAT = "zavandor eval games"
+
+
+def journal_spec(config: TournamentConfig) -> dict[str, Any]:
+    """What decides the games of ``config`` (not ``workers`` or Ray: they change no result),
+    as plain JSON data: a resumed run must have the same."""
+    spec = {
+        "agents": [{"label": a.label, "agent": a.agent, "params": dict(a.params)}
+                   for a in config.agents],
+        "num_players": config.num_players,
+        "games": config.games,
+        "seed": config.seed,
+        "game_options": config.game_options,
+        "save_replays": config.save_replays,
+    }
+    return dict(json.loads(json.dumps(spec, default=str)))  # as it reads back from the file
+
+
+def open_journal(path: str | Path, config: TournamentConfig,
+                 resume: bool) -> tuple[Journal, list[GameRecord]]:
+    """The journal at ``path`` open for this tournament's games, and the games it holds.
+
+    Without ``resume`` a new journal replaces any file there.  With ``resume`` the journal
+    must exist and hold this very tournament (:func:`journal_spec`), else
+    :class:`JournalError` names the first difference; a torn last line (a write cut short by
+    ``kill -9`` or a full disk) is dropped, so that game is played again.
+    """
+    header = {"format": _JOURNAL_FORMAT, "version": 1, "spec": journal_spec(config)}
+    if not resume:
+        return Journal.create(path, header), []
+    path = Path(path)
+    if not path.is_file():
+        raise JournalError(f"nothing to resume: {str(path.parent)!r} holds no {path.name} "
+                           "(no game of an interrupted run); start without --resume")
+    header, entries, intact = read_journal(path)
+    records = _journal_records(path, config, header, entries)  # checked before it is touched
+    return Journal.append_after(path, intact), records
+
+
+def _journal_records(path: Path, config: TournamentConfig, header: dict[str, Any],
+                     entries: list[Any]) -> list[GameRecord]:
+    if header.get("format") != _JOURNAL_FORMAT or header.get("version") != 1:
+        raise JournalError(f"{path} is not a journal of zavandor eval (format "
+                           f"{str(header.get('format'))[:40]!r})")
+    _check_same_spec(path, header.get("spec"), journal_spec(config))
+    seatings = {task: [s.label for s in _seated(config.lineups()[task.lineup], task.rotation)]
+                for task in schedule(config)}
+    records: dict[GameTask, GameRecord] = {}
+    for line, entry in enumerate(entries, start=2):
+        rec = _journal_record(entry, config, seatings, f"{path} line {line}")
+        if rec.task in records:
+            raise JournalError(f"{path} line {line} repeats game {_task_name(rec.task)}")
+        records[rec.task] = rec
+    return list(records.values())
+
+
+def _check_same_spec(path: Path, recorded: Any, current: dict[str, Any]) -> None:
+    if not isinstance(recorded, dict):
+        raise JournalError(f"{path} has no tournament spec in its header")
+    for key, value in current.items():
+        if recorded.get(key) != value:
+            def short(v: Any) -> str:
+                text = json.dumps(v)
+                return text if len(text) <= 60 else text[:57] + "..."
+
+            raise JournalError(
+                f"cannot resume: {str(path.parent)!r} holds games of another tournament "
+                f"({key} {short(recorded.get(key))} there, {short(value)} now); give the "
+                "interrupted run's agents, players, games, seed, rules and --save-replays, "
+                "or a new --out")
+
+
+def _task_name(task: GameTask) -> str:
+    return f"lineup {task.lineup}, deal {task.deal}, rotation {task.rotation}"
+
+
+def _journal_entry(rec: GameRecord) -> dict[str, Any]:
+    """One finished game as a journal line (everything its report rows and replay need)."""
+    r = rec.result
+    return {"lineup": rec.task.lineup, "deal": rec.task.deal, "rotation": rec.task.rotation,
+            "seed": r.seed, "labels": r.labels, "outcome": dataclasses.asdict(r.outcome),
+            "seconds": r.seconds, "replay": r.replay}
+
+
+def _journal_record(entry: Any, config: TournamentConfig,
+                    seatings: dict[GameTask, list[str]], where: str) -> GameRecord:
+    """A journal line back as a :class:`GameRecord`, checked against the schedule (the file
+    is read back from disk: a hand-edited or foreign line is refused, not believed)."""
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise JournalError(f"{where} is not a game of this tournament ({what})")
+
+    need(isinstance(entry, dict), "not an object")
+    try:
+        place = [entry["lineup"], entry["deal"], entry["rotation"]]
+        need(all(_is_int(v) for v in place), "lineup, deal, rotation")
+        task = GameTask(*place)
+        need(task in seatings, f"no game {_task_name(task)} in the schedule")
+        labels = seatings[task]
+        need(entry["labels"] == labels, f"seats {labels} expected")
+        need(_is_int(entry["seed"]) and entry["seed"] == config.seed + task.deal, "seed")
+        outcome = _outcome(entry["outcome"], len(labels), need)
+        seconds = entry["seconds"]
+        need(_is_number(seconds) and math.isfinite(seconds) and seconds >= 0, "seconds")
+        replay = entry["replay"]
+        need(isinstance(replay, dict) if config.save_replays else replay is None, "replay")
+    except (KeyError, TypeError) as exc:
+        raise JournalError(f"{where} is not a game of this tournament "
+                           f"({type(exc).__name__}: {exc})") from None
+    return GameRecord(task, GameResult(entry["seed"], list(labels), outcome, float(seconds),
+                                       replay))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _outcome(data: Any, n: int, need: Callable[[bool, str], None]) -> Outcome:
+    """The :class:`Outcome` of a journal line, every field checked."""
+    need(isinstance(data, dict), "outcome")
+    seats = ("scores", "ranks", "eliminated")
+    for key in seats:
+        need(isinstance(data[key], list) and len(data[key]) == n, key)
+    need(all(_is_int(v) for key in ("scores", "ranks") for v in data[key]), "scores, ranks")
+    need(all(isinstance(v, bool) for v in data["eliminated"]), "eliminated")
+    need(isinstance(data["winners"], list)
+         and all(_is_int(w) and 0 <= w < n for w in data["winners"]), "winners")
+    need(all(isinstance(data[k], bool) for k in ("terminated", "truncated")), "ended")
+    need(all(_is_int(data[k]) and data[k] >= 0 for k in ("rounds", "decisions")), "length")
+    return Outcome(tuple(data["scores"]), tuple(data["ranks"]), tuple(data["winners"]),
+                   tuple(data["eliminated"]), data["terminated"], data["truncated"],
+                   data["rounds"], data["decisions"])
 
 
 # ---- Ray ----------------------------------------------------------------------------------
@@ -423,7 +598,7 @@ def previous_outputs(out_dir: str | Path) -> tuple[list[Path], list[Path]]:
     if not out.is_dir():
         return ours, others
     for entry in sorted(out.iterdir()):
-        if entry.name in REPORT_FILES and entry.is_file():
+        if entry.name in (*REPORT_FILES, JOURNAL_FILE) and entry.is_file():
             ours.append(entry)
         elif entry.name == REPLAY_DIR and entry.is_dir():
             for replay in sorted(entry.iterdir()):
@@ -434,10 +609,10 @@ def previous_outputs(out_dir: str | Path) -> tuple[list[Path], list[Path]]:
     return ours, others
 
 
-def clear_previous_outputs(out_dir: str | Path) -> list[Path]:
-    """Delete the files an earlier tournament wrote in ``out_dir`` (nothing else); returns
-    them."""
-    ours, _ = previous_outputs(out_dir)
+def clear_previous_outputs(out_dir: str | Path, keep: Path | None = None) -> list[Path]:
+    """Delete the files an earlier tournament wrote in ``out_dir`` (nothing else; not
+    ``keep``); returns them."""
+    ours = [path for path in previous_outputs(out_dir)[0] if path != keep]
     for path in ours:
         path.unlink()
     replays = Path(out_dir) / REPLAY_DIR
@@ -446,17 +621,30 @@ def clear_previous_outputs(out_dir: str | Path) -> list[Path]:
     return ours
 
 
-def prepare_output_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
+def prepare_output_dir(out_dir: str | Path, overwrite: bool = False,
+                       resume: bool = False) -> Path:
     """Make sure the tournament can write its report to ``out_dir`` before it is played.
 
     Creates the directory, refuses one that is not empty unless ``overwrite`` (and even then
     one holding files this tool did not write: they are never deleted), and writes and
-    removes a probe file.  Raises :class:`OutputDirError` with one line.
+    removes a probe file.  ``resume`` continues the interrupted run there instead: its
+    journal (``games.jsonl``) must be there; whether it holds this very tournament is
+    :func:`open_journal`'s to check.  Raises :class:`OutputDirError` with one line.
     """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise OutputDirError(f"--out {str(out)!r} is a file, not a directory")
     ours, others = previous_outputs(out)
+    if resume:
+        if not (out / JOURNAL_FILE).is_file():
+            raise OutputDirError(f"nothing to resume in --out {str(out)!r}: it holds no "
+                                 f"{JOURNAL_FILE} (the games of an interrupted eval); "
+                                 "a finished run's is removed once its report is written")
+        overwrite = True  # the interrupted run's own files
+    elif (out / JOURNAL_FILE).is_file() and not overwrite and not others:
+        raise OutputDirError(f"--out {str(out)!r} holds the games of an interrupted eval "
+                             f"({JOURNAL_FILE}): give --resume to continue it (same agents, "
+                             "players, games, seed and rules), or --overwrite to start again")
     return claim_output_dir(out, ours, others, overwrite, tool="eval",
                             report="a tournament report")
 
@@ -572,61 +760,69 @@ class TournamentReport:
         """Write ``summary.json``, ``summary.csv``, ``games.csv``, ``chart.png`` and (when
         recorded) ``replays/*.json``; returns the paths written.
 
-        A directory holding an earlier report raises :class:`OutputDirError` unless
+        Each file is replaced at once (:func:`~zavandor_env.engine.files.write_atomic`): a
+        full disk leaves the file as it was or absent, never empty or cut short.  A
+        directory holding an earlier report raises :class:`OutputDirError` unless
         ``replace``, which first deletes the earlier report's files (only those), so no old
-        replay or chart stays beside the new summary.
+        replay or chart stays beside the new summary.  The journal of this very tournament
+        (``games.jsonl``, :func:`run_tournament`) is not an earlier report: it is removed
+        last, once every game it holds is in ``games.csv``.
         """
-        import csv
-
         out = Path(out_dir)
-        if previous_outputs(out)[0]:
+        journal = out / JOURNAL_FILE
+        own_journal = journal if self._is_own_journal(journal) else None
+        if [path for path in previous_outputs(out)[0] if path != own_journal]:
             if not replace:
                 raise OutputDirError(f"{str(out)!r} already holds a tournament report "
                                      "(replace=True deletes it first)")
-            clear_previous_outputs(out)
+            clear_previous_outputs(out, keep=own_journal)
         out.mkdir(parents=True, exist_ok=True)
-        written = []
-        path = out / "summary.json"
-        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
-        written.append(path)
-        path = out / "summary.csv"
-        rows = [a.to_dict() for a in self.ordered()]
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            fields = ["label", "seats_played", "wins", "win_rate", "ci95_low", "ci95_high",
-                      "mean_rank", "mean_vp", "rating_mu", "rating_sigma", "rating_ordinal"]
-            summary = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
-            summary.writeheader()
-            for row in rows:
-                row["ci95_low"], row["ci95_high"] = row["win_rate_ci95"]
-                summary.writerow(row)
-        written.append(path)
-        path = out / "games.csv"
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["lineup", "deal", "rotation", "seed", "seat", "agent", "vp", "rank",
-                             "win_share", "rounds", "decisions", "truncated", "seconds"])
-            for r in self.records:
-                for s, rec in enumerate(r.seats()):
-                    writer.writerow([r.task.lineup, r.task.deal, r.task.rotation,
-                                     self.config.seed + r.task.deal, s, rec.label, rec.vp,
-                                     rec.rank, round(rec.win_share, 4), r.rounds, r.decisions,
-                                     int(r.truncated), round(r.seconds, 4)])
-        written.append(path)
+        written = [write_atomic(out / "summary.json", json.dumps(self.to_dict(), indent=2) + "\n"),
+                   write_atomic(out / "summary.csv", self._summary_csv()),
+                   write_atomic(out / "games.csv", self._games_csv())]
         if any(r.replay for r in self.records):
-            rdir = out / "replays"
+            rdir = out / REPLAY_DIR
             rdir.mkdir(exist_ok=True)
             for r in self.records:
                 if r.replay is None:
                     continue
                 t = r.task
-                p = rdir / f"game_l{t.lineup}_d{t.deal:04d}_r{t.rotation}.json"
-                record = dict(r.replay)
-                record["agents"] = r.labels
-                p.write_text(json.dumps(record) + "\n", encoding="utf-8")
-                written.append(p)
+                record = {**r.replay, "agents": r.labels}
+                written.append(write_atomic(
+                    rdir / f"game_l{t.lineup}_d{t.deal:04d}_r{t.rotation}.json",
+                    json.dumps(record) + "\n"))
         if chart:
             written.append(self.chart(out / "chart.png"))
+        if own_journal is not None:
+            own_journal.unlink()  # every game it held is in the report now
         return written
+
+    def _is_own_journal(self, path: Path) -> bool:
+        """Whether ``path`` is the journal of this report's tournament (not an older one's)."""
+        try:
+            header = read_journal(path)[0] if path.is_file() else {}
+        except JournalError:
+            return False
+        return header.get("spec") == journal_spec(self.config)
+
+    def _summary_csv(self) -> str:
+        fields = ["label", "seats_played", "wins", "win_rate", "ci95_low", "ci95_high",
+                  "mean_rank", "mean_vp", "rating_mu", "rating_sigma", "rating_ordinal"]
+        rows = []
+        for agent in self.ordered():
+            row = agent.to_dict()
+            row["ci95_low"], row["ci95_high"] = row["win_rate_ci95"]
+            rows.append([row.get(f, "") for f in fields])  # as DictWriter did
+        return _csv_text(fields, rows)
+
+    def _games_csv(self) -> str:
+        fields = ["lineup", "deal", "rotation", "seed", "seat", "agent", "vp", "rank",
+                  "win_share", "rounds", "decisions", "truncated", "seconds"]
+        rows = [[r.task.lineup, r.task.deal, r.task.rotation, self.config.seed + r.task.deal,
+                 s, rec.label, rec.vp, rec.rank, round(rec.win_share, 4), r.rounds,
+                 r.decisions, int(r.truncated), round(r.seconds, 4)]
+                for r in self.records for s, rec in enumerate(r.seats())]
+        return _csv_text(fields, rows)
 
     def chart(self, path: Path) -> Path:
         """Win rate with 95% intervals and mean VP per agent (matplotlib, Agg backend)."""
@@ -651,6 +847,20 @@ class TournamentReport:
             ax.tick_params(axis="x", rotation=30)
         fig.suptitle(f"{len(self.records)} games, {self.config.num_players} players")
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
+        try:
+            write_atomic(path, lambda fh: fig.savefig(fh, format="png", dpi=100))
+        finally:
+            plt.close(fig)
         return path
+
+
+def _csv_text(header: list[str], rows: list[list[Any]]) -> str:
+    """A CSV file's text (written at once by the caller, not row by row)."""
+    import csv
+    import io
+
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return text.getvalue()

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.interrupt import terminal_sigint
+from tests.outputs_helpers import child_env
 from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.agents.match import play_game
 from zavandor_env.cli import main
@@ -35,6 +36,7 @@ def zavandor(*args: str, cwd: Path, timeout: float = 60,
         [sys.executable, "-m", "zavandor_env.cli", *args], cwd=cwd, capture_output=True,
         text=True, timeout=timeout, input=stdin,
         stdin=None if stdin is not None else subprocess.DEVNULL,
+        env=child_env(),  # this checkout's code, not an installed copy's
     )
 
 
@@ -334,11 +336,16 @@ def test_ctrl_c_during_eval_stops_every_worker_with_one_line(tmp_path):
          "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches
-        preexec_fn=terminal_sigint,
+        preexec_fn=terminal_sigint, env=child_env(),
     )
     time.sleep(3)
     os.killpg(proc.pid, signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
-    assert err.strip().splitlines() == ["zavandor eval: interrupted"]
-    assert not (tmp_path / "out").exists()  # no empty report directory left behind
+    [line] = err.strip().splitlines()
+    assert line.startswith("zavandor eval: interrupted"), line
+    out = tmp_path / "out"
+    if out.exists():  # games finished before Ctrl-C: kept for --resume, nothing else
+        assert [p.name for p in out.iterdir()] == ["games.jsonl"] and "--resume" in line
+    else:  # none had: no empty report directory left behind
+        assert line == "zavandor eval: interrupted"

@@ -206,3 +206,31 @@ def test_different_agents_under_one_label_are_refused() -> None:
     with pytest.raises(ValueError, match="labels must be unique"):
         TournamentConfig(agents=[parse_spec("heuristic"), parse_spec("mcts:label=heuristic")],
                          num_players=2)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("agents: " + "[" * 20_000 + "]" * 20_000 + "\n", "nests deeper"),  # was a RecursionError
+    ("agents: !!binary aGVsbG8=\n", "tags"),
+    ("agents: !!python/object/apply:os.system [echo hi]\n", "tags"),
+    (b"agents: [\xff\xfe]\n", "not UTF-8"),
+    ("a: &x [1]\nagents: *x\n", "aliases"),
+])
+def test_hostile_tournament_yaml_is_refused_in_one_line(tmp_path, capsys, text, problem):
+    bad = tmp_path / "t.yaml"
+    (bad.write_bytes if isinstance(text, bytes) else bad.write_text)(text)
+    with pytest.raises(ValueError, match=problem) as info:
+        TournamentConfig.from_yaml(bad)
+    assert "\n" not in str(info.value)
+    assert main(["eval", str(bad), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and len(err.strip().splitlines()) == 1
+
+
+def test_eval_prints_labels_from_a_file_with_control_characters_escaped(tmp_path, capsys):
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text('agents: [heuristic, {agent: random, label: "r\\e[2J\\u202e"}]\n'
+                   "games: 2\ngame_options: {max_rounds: 1}\n")
+    assert main(["eval", str(cfg), "--workers", "1", "--out", str(tmp_path / "out"),
+                 "--quiet", "--no-chart"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "r\\x1b[2J\\u202e" in out

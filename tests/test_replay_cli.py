@@ -36,7 +36,9 @@ def test_replay_rejects_malformed_files_with_exit_code_2(tmp_path, capsys):
         path = tmp_path / name
         path.write_text(text)
         assert main(["replay", str(path)]) == 2, name
-        assert "cannot read" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "cannot read" in err or "not valid JSON" in err, err
+        assert len(err.strip().splitlines()) == 1
     assert main(["replay", str(tmp_path / "absent.json")]) == 2
 
 
@@ -62,3 +64,49 @@ def test_play_cli_lets_a_human_finish_a_game(tmp_path, monkeypatch, capsys):
     rc = main(["play", "pass", "--seed", "2", "--no-colour", "--save", str(save)])
     assert rc == 0
     assert Game.from_replay_record(json.loads(save.read_text())).is_over
+
+
+# ---- hostile files: one line, nothing raw reaches the terminal ---------------------------
+def short_replay() -> dict:
+    """A short finished-by-limit game (few decisions: the tests below stay fast)."""
+    config = GameConfig(num_players=2, max_rounds=1)
+    result = play_game([RandomAgent(seed=1), RandomAgent(seed=2)], seed=3, config=config,
+                       record_replay=True)
+    assert result.replay is not None
+    return dict(result.replay)
+
+
+def test_replay_escapes_control_characters_in_agent_labels(tmp_path, capsys):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({**short_replay(),
+                                "agents": ["\x1b]0;pwned\x07\x1b[2Jevil\r", "bidi\u202eright"]}))
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out and "\u202e" not in out
+    assert "(\\x1b]0;pwned\\x07\\x1b[2Jevil\\r)" in out and "bidi\\u202eright" in out
+
+
+def test_replay_refuses_deeply_nested_json_in_one_line(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": 1, "agents": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    for argv in (["replay", str(path)], ["replay", str(path), "--html", str(tmp_path / "o.html")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "nests deeper" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o.html").exists()
+
+
+def test_replay_refuses_out_of_range_numbers_in_one_line(tmp_path, capsys):
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(short_replay())[:-1] + ', "annotations": [{"decision": 0, '
+                    '"probs": {}, "value": 1e400}]}')
+    assert main(["replay", str(path), "--html", str(tmp_path / "o.html")]) == 2
+    err = capsys.readouterr().err
+    assert "out of range" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_error_quoting_a_file_name_is_escaped_too(tmp_path, capsys):
+    path = tmp_path / "\x1b[31mred.json"
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[31mred.json" in err

@@ -154,6 +154,28 @@ def test_malformed_annotations_are_skipped_not_fatal(replay_2p: dict[str, Any]) 
         viewer_data({**replay_2p, "actions": "nope"})
 
 
+def test_annotation_numbers_too_large_for_a_float_are_skipped(replay_2p: dict[str, Any]) -> None:
+    huge = 10 ** 400  # what the JSON literal 1 followed by 400 zeros parses to
+    record = {**replay_2p, "annotations": [
+        {"decision": 0, "probs": {"end_turn": huge, "pass": 0.5}, "value": huge},
+        {"decision": 1, "probs": {"pass": 0.25}, "value": -huge},
+    ]}
+    notes = {i: f["note"] for i, f in enumerate(viewer_data(record).frames) if f["note"]}
+    assert notes == {0: {"probs": {"pass": 0.5}, "value": None},
+                     1: {"probs": {"pass": 0.25}, "value": None}}
+    page_data(render_html(record))  # the page is written and its JSON is valid
+
+
+def test_replay_html_of_a_file_with_a_400_digit_value_is_written(
+        tmp_path: Path, replay_2p: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(replay_2p)[:-1] + ', "annotations": [{"decision": 0, "probs": '
+                    '{"pass": 1' + "0" * 400 + '}, "value": 1' + "0" * 400 + '}]}')
+    assert main(["replay", str(path), "--html", str(tmp_path / "o.html")]) == 0
+    assert page_data((tmp_path / "o.html").read_text())["frames"][0]["note"] == {
+        "probs": {}, "value": None}
+
+
 # ---- the policy's view: explain(), annotations, the value head ----------------------------------
 def test_play_game_records_the_policys_view_of_each_of_its_decisions() -> None:
     policy = PolicyAgent(CHECKPOINT, seed=0)

@@ -66,8 +66,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(command: str, message: object) -> int:
-    print(f"zavandor {command}: {message}", file=sys.stderr)
+    """One line on stderr (the message may quote a file: its control characters are shown
+    escaped, never sent to the terminal) and exit code 2."""
+    from .engine.printable import terminal_safe
+
+    print(f"zavandor {command}: {terminal_safe(str(message), one_line=True)}", file=sys.stderr)
     return 2
+
+
+def _show(text: str) -> None:
+    """Print a report or a line that holds labels from a file, its control characters escaped."""
+    from .engine.printable import terminal_safe
+
+    print(terminal_safe(text))
 
 
 # ---- bench ------------------------------------------------------------------------------
@@ -107,7 +118,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             rows += bench_env_section(args.players, args.seconds, args.seed, recorded,
                                       native=native, extras=extras if native else None)
     if args.json:
-        _write_json(args.json, [row.to_dict() for row in rows])
+        try:
+            _write_json(args.json, [row.to_dict() for row in rows])
+        except OSError as exc:
+            return _fail("bench", f"cannot write {args.json}: {exc.strerror or exc}")
         print(f"wrote {len(rows)} rows to {args.json}")
     return 0
 
@@ -139,16 +153,20 @@ def _check_writable_file(path: str) -> None:
 
 
 def _write_json(path: str, data: Any) -> None:
+    """Write ``data`` to ``path`` at once: a full disk leaves the old file or none, never
+    one cut short."""
     import json
 
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2)
-        fh.write("\n")
+    from .engine.files import write_atomic
+
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
 
 
 # ---- eval -------------------------------------------------------------------------------
 def _cmd_eval(args: argparse.Namespace) -> int:
     from zavandor_env.agents.tournament import (
+        JOURNAL_FILE,
+        JournalError,
         RayConnectionError,
         TournamentReport,
         check_agents,
@@ -165,29 +183,57 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 "tournament; to play against agents use `zavandor play AGENT...`"
             )
         _check_ray_options(args)  # before any directory or game: --ray without Ray
+        _check_resume_options(args)
         check_agents(config)  # a missing policy file fails here, not in a worker
         existed = args.out is not None and Path(args.out).exists()
-        out = (prepare_output_dir(args.out, overwrite=args.overwrite) if args.out
-               else _new_output_dir(args, config))
+        out = (prepare_output_dir(args.out, overwrite=args.overwrite, resume=args.resume)
+               if args.out else _new_output_dir(args, config))
     except (OSError, ValueError) as exc:
         return _fail("eval", exc)
-    try:
+    journal = out / JOURNAL_FILE
+    try:  # every finished game is in the journal at once: a killed run loses none
         records = run_tournament(config, progress=not args.quiet, use_ray=args.ray,
-                                 address=args.address)
+                                 address=args.address, journal=journal, resume=args.resume)
     except BaseException as exc:
         if not existed:
             _remove_if_empty(out)  # leave no empty directory behind a failed run
-        if isinstance(exc, RayConnectionError):  # --address names no reachable cluster
+        if isinstance(exc, (RayConnectionError, JournalError)):  # no cluster; not this run's
             return _fail("eval", exc)
+        kept = _resume_hint(journal)
+        if isinstance(exc, OSError):  # the journal cannot grow: a full disk
+            return _fail("eval", f"cannot record the games in {str(journal)!r}: "
+                         f"{exc.strerror or exc}{kept}")
+        if isinstance(exc, KeyboardInterrupt):
+            print(f"\nzavandor eval: interrupted{kept}", file=sys.stderr)
+            return 130
         raise
     report = TournamentReport.build(config, records)
     try:  # written before printing: a closed pipe (| head) must not lose the results
-        paths = report.write(out, chart=not args.no_chart, replace=args.overwrite)
+        paths = report.write(out, chart=not args.no_chart, replace=args.overwrite or args.resume)
     except OSError as exc:
-        return _fail("eval", f"cannot write the report to {str(out)!r}: {exc}")
-    print(report.text())
-    print(f"wrote {len(paths)} file(s) to {out}")
+        return _fail("eval", f"cannot write the report to {str(out)!r}: "
+                     f"{exc.strerror or exc}{_resume_hint(journal)}")
+    _show(report.text())
+    _show(f"wrote {len(paths)} file(s) to {out}")
     return 0
+
+
+def _check_resume_options(args: argparse.Namespace) -> None:
+    """``--resume`` continues the run in ``--out``: it needs one, and replaces nothing."""
+    if args.resume and not args.out:
+        raise UsageError("--resume continues the interrupted run in --out DIR: give --out")
+    if args.resume and args.overwrite:
+        raise UsageError("give --resume (continue the run in --out) or --overwrite (start "
+                         "it again), not both")
+
+
+def _resume_hint(journal: Path) -> str:
+    """What to say about the games kept in ``journal`` after a failed or stopped run."""
+    if not journal.is_file():
+        return ""
+    return (f"; the finished games are kept in {str(journal)!r}: the same command with "
+            f"--resume --out {str(journal.parent)!r} plays only the missing ones and writes "
+            "the report")
 
 
 def _check_ray_options(args: argparse.Namespace) -> None:
@@ -290,8 +336,8 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
         paths = card.write(out, chart=not args.no_chart, replace=args.overwrite)
     except OSError as exc:
         return _fail("scorecard", f"cannot write the card to {str(out)!r}: {exc}")
-    print(card.text())
-    print(f"wrote {len(paths)} file(s) to {out}")
+    _show(card.text())
+    _show(f"wrote {len(paths)} file(s) to {out}")
     return 0
 
 
@@ -367,22 +413,25 @@ def _save_replay(path: str, game: Game, labels: list[str]) -> None:
 
 # ---- replay -----------------------------------------------------------------------------
 def _cmd_replay(args: argparse.Namespace) -> int:
-    import json
-
     from .engine import ACTION_NAMES, Game, ReplayError
+    from .engine.files import UntrustedInputError, load_json
     from .engine.outcome import game_outcome
+    from .engine.printable import terminal_safe
     from .engine.text import describe
 
+    try:  # bounded: a deeply nested or huge file is refused in one line, not a RecursionError
+        record = load_json(args.file, what="replay")
+    except UntrustedInputError as exc:
+        return _fail("replay", exc)
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            record = json.load(fh)
         final = Game.from_replay_record(record)  # validates the whole file before showing it
-    except (OSError, ValueError, ReplayError) as exc:  # JSONDecodeError is a ValueError
+    except (ValueError, ReplayError) as exc:
         return _fail("replay", f"cannot read {args.file}: {exc}")
     if args.html:
         return _replay_html(args, record)
     game = Game.new(final.config, final.seed)
-    names = record.get("agents") if isinstance(record.get("agents"), list) else None
+    names = ([terminal_safe(str(name), one_line=True) for name in record["agents"]]
+             if isinstance(record.get("agents"), list) else None)
     step_mode = args.step and sys.stdin.isatty()
     for i, action in enumerate(record["actions"]):
         seat = game.current_player
@@ -405,13 +454,15 @@ def _replay_html(args: argparse.Namespace, record: dict[str, Any]) -> int:
     """``zavandor replay FILE --html OUT``: the browser viewer, one offline page."""
     from zavandor_env.web.viewer import render_html
 
+    from .engine.files import write_atomic
+
     try:
         _check_writable_file(args.html)
     except UsageError as exc:
         return _fail("replay", exc)
     page = render_html(record, title=f"Zavandor replay: {Path(args.file).name}")
-    try:
-        Path(args.html).write_text(page, encoding="utf-8")
+    try:  # at once: a full disk leaves the old page or none, never half of one
+        write_atomic(args.html, page)
     except OSError as exc:
         return _fail("replay", f"cannot write {args.html}: {exc.strerror or exc}")
     print(f"wrote {args.html} ({len(record['actions'])} decisions, "
@@ -523,6 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
         "eval", help="tournament between agents (win rates, CIs, ratings)",
         description="Plays a tournament and writes summary.json/csv, games.csv, chart.png "
         "(and replays) to --out, by default to a new eval_out/<date-time>-<lineup> directory. "
+        "Each finished game is kept in --out/games.jsonl as it ends, so an interrupted run "
+        "continues with the same command and --resume --out DIR. "
         "Agents that ask a person (human) cannot sit in a tournament: use zavandor play.")
     ev.add_argument("config", nargs="?", help="tournament YAML file (configs/eval/*.yaml)")
     ev.add_argument("--agents", nargs="+", metavar="SPEC",
@@ -543,6 +596,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "new eval_out/<YYYYmmdd-HHMMSS>-<lineup>)")
     ev.add_argument("--overwrite", action="store_true",
                     help="replace the report an earlier eval wrote to --out")
+    ev.add_argument("--resume", action="store_true",
+                    help="continue the interrupted eval in --out: the games it finished "
+                    "(kept in games.jsonl as each ends) are not played again; give the same "
+                    "agents, players, games, seed and rules (refused otherwise)")
     ev.add_argument("--save-replays", action="store_true", help="write every game's replay")
     ev.add_argument("--no-chart", action="store_true", help="skip chart.png")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")

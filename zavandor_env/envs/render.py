@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Game
+from ..engine.files import write_atomic
 from ..engine.text import describe
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -90,21 +91,24 @@ class Renderer:
         return None
 
     def close(self) -> None:
-        """Remove the live page (if any); a later render makes a new one."""
+        """Remove the live page and its folder (if any); a later render makes new ones."""
         if self.page is not None:
             self.page.unlink(missing_ok=True)
+            try:
+                self.page.parent.rmdir()
+            except OSError:
+                pass  # not empty (someone else's file) or gone: left as it is
             self.page = None
 
     def _show_page(self, game: Game) -> None:
         first = self.page is None
         if self.page is None:
-            handle, name = tempfile.mkstemp(prefix="zavandor-", suffix=".html")
-            os.close(handle)
-            self.page = Path(name)
-        html = _LIVE_PAGE.format(svg=game.to_svg())
-        tmp = self.page.with_name(self.page.name + ".tmp")
-        tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, self.page)  # a reload never sees half a page
+            # A folder of its own, not an empty placeholder file: a first write that fails
+            # (a full disk) leaves no empty page behind.
+            self.page = Path(tempfile.mkdtemp(prefix="zavandor-")) / "table.html"
+        # At once: a reload never sees half a page, a full disk leaves no temporary file.
+        # Not synced: the page is rewritten at every render and worthless after a crash.
+        write_atomic(self.page, _LIVE_PAGE.format(svg=game.to_svg()), sync=False)
         if first:
             print(f"zavandor: watching the table at {self.page.as_uri()}")
             if _has_display():

@@ -105,9 +105,15 @@ def _labels(record: dict[str, Any], n: int) -> list[str]:
 
 
 def _finite(value: object) -> bool:
-    """A real number the page can show (JSON has no NaN; a bool is not a probability)."""
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
+    """A real number the page can show (JSON has no NaN; a bool is not a probability; an
+    integer too large for a float, such as ``1`` and 400 zeros, is not one either: turning
+    it into a float raises OverflowError)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _annotations(record: dict[str, Any], count: int) -> dict[int, dict[str, Any]]:
