@@ -7,6 +7,7 @@ import pickle
 import subprocess
 import sys
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -302,3 +303,113 @@ def test_the_trust_pickle_flag_is_the_users_consent(
         assert main([*argv, "--trust-pickle"]) == 2  # the payload ran; no model came of it
     _one_line_refusal(capsys, command)
     assert marker.exists()
+
+
+# ---- files a stranger sends: bounded before anything is decompressed -------------------------
+def _arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def test_a_zip_bomb_is_refused_from_its_declared_sizes_fast_and_in_little_memory(
+    tmp_path: Path,
+) -> None:
+    import time
+    import tracemalloc
+
+    from tests.hostile import npz_bomb
+
+    valid = save_policy(tiny_policy(), tmp_path / "valid.npz")
+    bomb = npz_bomb(tmp_path / "bomb.npz", valid, "action.weight", megabytes=3000)
+    assert bomb.stat().st_size < 8 << 20  # a few MB that inflate to 3 GB
+    with zipfile.ZipFile(bomb) as zf:  # the bomb is real: it inflates to zeros
+        assert zf.getinfo("action.weight.npy").file_size > 3_000_000_000
+        with zf.open("action.weight.npy") as fh:
+            fh.read(128)  # the .npy header
+            assert fh.read(16 << 20) == bytes(16 << 20)
+    tracemalloc.start()
+    began = time.perf_counter()
+    try:
+        with pytest.raises(PolicyFileError) as info:
+            load_policy(bomb)
+        elapsed = time.perf_counter() - began
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = str(info.value)
+    assert "'action.weight'" in message and "would inflate to" in message and "\n" not in message
+    assert elapsed < 1.0 and peak < 32 << 20, (elapsed, peak)
+
+
+def test_an_npy_header_larger_than_its_entry_is_refused_before_reading(tmp_path: Path) -> None:
+    import io
+    import zlib
+
+    from tests.hostile import write_zip
+
+    valid = save_policy(tiny_policy(), tmp_path / "valid.npz")
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f4", "fortran_order": False, "shape": (10**9,)})
+    with zipfile.ZipFile(valid) as zf:
+        entries = [(i.filename, 0, data, len(data), zlib.crc32(data))
+                   for i in zf.infolist() if i.filename != "action.bias.npy"
+                   for data in [zf.read(i.filename)]]
+    data = header.getvalue() + bytes(64)
+    entries.append(("action.bias.npy", 0, data, len(data), zlib.crc32(data)))
+    with pytest.raises(PolicyFileError, match=r"'action.bias' declares shape \(1000000000,\)"):
+        load_policy(write_zip(tmp_path / "liar.npz", entries))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_weights_that_are_not_finite_are_refused_naming_the_array(
+    tmp_path: Path, bad: float,
+) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    arrays = _arrays(path)
+    arrays["action.bias"][3] = bad
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+    with pytest.raises(PolicyFileError) as info:
+        load_policy(path)
+    assert "'action.bias'" in str(info.value) and "NaN or infinite" in str(info.value)
+    with pytest.raises(PolicyLoadError, match="action.bias"):
+        PolicyAgent(path)
+
+
+def test_weights_of_a_non_float_dtype_are_refused(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    arrays = _arrays(path)
+    arrays["action.bias"] = np.array(["x"] * NUM_ACTIONS)
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+    with pytest.raises(PolicyFileError, match="'action.bias' must hold floats"):
+        load_policy(path)
+
+
+def test_deeply_nested_metadata_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    arrays = _arrays(path)
+    depth = 100_000
+    arrays["__meta__"] = np.array('{"format": "zavandor-policy", "info": '
+                                  + "[" * depth + "]" * depth + "}")
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+    with pytest.raises(PolicyFileError) as info:
+        load_policy(path)
+    assert "__meta__" in str(info.value) and "nests deeper" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_failed_save_leaves_the_old_file_and_no_temporary_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import errno
+
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    before = path.read_bytes()
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        save_policy(tiny_policy(), path)
+    assert [p.name for p in tmp_path.iterdir()] == ["p.npz"] and path.read_bytes() == before
