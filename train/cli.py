@@ -104,6 +104,9 @@ def _run(args: argparse.Namespace) -> int:
     except (TrainConfigError, CheckpointError, FileNotFoundError, RayMissingError,
             RayConnectionError) as exc:
         return _error(str(exc))
+    except OSError as exc:  # e.g. a full disk before the first checkpoint (saves say more)
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"cannot write the run{where}: {exc.strerror or exc}")
     report(run_dir)
     return 0
 
