@@ -235,3 +235,66 @@ def test_a_new_checkpoint_records_the_model_shape(tmp_path: Path) -> None:
     checkpoint = CheckpointWriter(run_dir, shape=shape).write(
         256, tensors_zip, {"pool": {"snapshots": []}, "rating": {}})
     assert checkpoint.state["model_shape"] == shape and checkpoint.step == 256
+
+
+# ---- tensors and snapshots: bounded and finite -----------------------------------------------
+def _bomb_model_zip(path: Path) -> None:
+    """A model.zip whose policy.pth would inflate to 3 GB (a few MB on disk)."""
+    import zlib
+
+    from tests.hostile import deflated_zeros, write_zip
+
+    write_zip(path, [("data", 0, b"{}", 2, zlib.crc32(b"{}")),
+                     ("policy.pth", 8, deflated_zeros(b"", 3000), 3000 << 20, 0),
+                     ("policy.optimizer.pth", 0, b"", 0, 0)])
+
+
+def test_a_zip_bomb_model_is_refused_from_its_declared_size(tmp_path: Path) -> None:
+    import time
+
+    run_dir = crafted_run(tmp_path)
+    _bomb_model_zip(run_dir / "checkpoints" / STEP / "model.zip")
+    began = time.perf_counter()
+    with pytest.raises(CheckpointError, match="policy.pth would inflate to 3,145,728,000"):
+        read_checkpoint(run_dir / "checkpoints" / STEP, run_dir / "pool")
+    assert time.perf_counter() - began < 1.0
+
+
+def test_an_export_of_a_zip_bomb_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from zavandor_env.train.export import main
+
+    _bomb_model_zip(tmp_path / "bomb.zip")
+    assert main([str(tmp_path / "bomb.zip")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "would inflate to" in err, err
+
+
+def test_nan_tensors_in_a_checkpoint_are_a_broken_checkpoint(tmp_path: Path) -> None:
+    import torch
+
+    run_dir = crafted_run(tmp_path)
+    with zipfile.ZipFile(run_dir / "checkpoints" / STEP / "model.zip", "w") as zf:
+        for group in ("policy", "policy.optimizer"):
+            buffer = io.BytesIO()
+            torch.save({"state": {0: {"exp_avg": torch.tensor([1.0, float("nan")])}}}, buffer)
+            zf.writestr(f"{group}.pth", buffer.getvalue())
+    with pytest.raises(CheckpointError, match="policy.pth holds NaN"):
+        read_checkpoint(run_dir / "checkpoints" / STEP, run_dir / "pool")
+
+
+def test_a_nan_pool_snapshot_is_a_broken_checkpoint_not_a_crash_later(tmp_path: Path) -> None:
+    import numpy as np
+
+    from zavandor_env.agents.policy_file import NumpyPolicy, save_policy
+    from zavandor_env.engine.actions import NUM_ACTIONS
+    from zavandor_env.envs.observation import OBS_SIZE
+
+    run_dir = crafted_run(tmp_path, state={"pool": {"snapshots": [["snap@1", "snap_1.npz"]]}})
+    bias = np.zeros(NUM_ACTIONS, np.float32)
+    bias[0] = np.nan
+    policy = NumpyPolicy([np.zeros((NUM_ACTIONS, OBS_SIZE), np.float32)], [bias])
+    save_policy(policy, run_dir / "pool" / "snap_1.npz")
+    with pytest.raises(CheckpointError, match="pool snapshot snap_1.npz: .*NaN"):
+        read_checkpoint(run_dir / "checkpoints" / STEP, run_dir / "pool")

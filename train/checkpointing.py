@@ -68,6 +68,9 @@ MAX_STATE_BYTES: Final = 1 << 20
 #: A name a checkpoint may hold for a file of the run: no separator, no leading dot (so no
 #: ``..``), printable ASCII.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]{0,127}")
+#: Largest entry of a ``model.zip`` as its zip directory declares it, checked before it is
+#: decompressed (a 64 x 64 model's tensors take about 0.5 MB).
+MAX_ENTRY_BYTES: Final = 256 << 20
 #: The model's shape fields of the config: a resumed run must keep them.
 SHAPE_FIELDS = ("num_players", "net_arch", "activation")
 
@@ -267,27 +270,58 @@ def check_shape(checkpoint: Checkpoint, cfg: Any) -> None:
                 f"or use init_policy to warm-start one)")
 
 
+def read_entry(archive: zipfile.ZipFile, name: str, max_bytes: int = MAX_ENTRY_BYTES) -> bytes:
+    """Entry ``name`` of a zip, refused (:class:`CheckpointError`) when missing or declared
+    larger than ``max_bytes``: checked before decompressing, and zipfile never inflates an
+    entry past its declared size, so a zip bomb costs nothing."""
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        archive_name = Path(archive.filename or MODEL).name
+        raise CheckpointError(f"{archive_name} lacks {name}") from None
+    if info.file_size > max_bytes:
+        raise CheckpointError(f"{name} would inflate to {info.file_size:,} bytes "
+                              f"(at most {max_bytes:,})")
+    return archive.read(info)
+
+
 def read_params(path: Path) -> dict[str, Any]:
-    """The tensors of ``model.zip``, read without unpickling anything but tensors."""
+    """The tensors of ``model.zip``, read without unpickling anything but tensors, bounded
+    in size, and finite (NaN weights or optimizer moments would poison every update)."""
     import torch
 
     params: dict[str, Any] = {}
     try:
         with zipfile.ZipFile(path / MODEL) as archive:
-            names = set(archive.namelist())
             for group in REQUIRED_PARAMS:
-                if f"{group}.pth" not in names:
-                    raise CheckpointError(f"{MODEL} lacks {group}.pth")
                 # weights_only: torch's restricted unpickler admits tensors and plain
                 # containers only, so a crafted .pth cannot run code.  Called here rather
                 # than through SB3, whose older releases did not ask for it.
-                params[group] = torch.load(io.BytesIO(archive.read(f"{group}.pth")),
+                params[group] = torch.load(io.BytesIO(read_entry(archive, f"{group}.pth")),
                                            map_location="cpu", weights_only=True)
+                _check_finite_tensors(f"{group}.pth", params[group])
     except CheckpointError:
         raise
     except Exception as exc:  # noqa: BLE001 -- zip, pickle, torch, OS errors: all "broken"
         raise CheckpointError(f"{MODEL} cannot be loaded ({_one_line(exc)})") from None
     return params
+
+
+def _check_finite_tensors(what: str, value: Any) -> None:
+    """Refuse a floating tensor holding NaN or infinity anywhere in ``value`` (walked without
+    recursion: the containers come from the file)."""
+    import torch
+
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            if item.is_floating_point() and not bool(torch.isfinite(item).all()):
+                raise CheckpointError(f"{what} holds NaN or infinite values")
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
 
 
 def read_checkpoint(path: Path, pool_dir: Path) -> Checkpoint:
@@ -304,6 +338,7 @@ def read_checkpoint(path: Path, pool_dir: Path) -> Checkpoint:
                          if not inside(pool_dir, n, "pool snapshot").is_file())
         if missing:
             raise CheckpointError(f"pool snapshot file(s) {missing} are missing")
+        _check_snapshots(pool_dir, Checkpoint(path, state, {}).snapshot_files())
         fingerprint = state.get("obs_fingerprint")
         current = obs_fingerprint()
         if fingerprint is not None and current is not None and fingerprint != current:
@@ -313,6 +348,18 @@ def read_checkpoint(path: Path, pool_dir: Path) -> Checkpoint:
     except CheckpointError as exc:
         raise CheckpointError(f"checkpoint {path.name} is broken: {exc}") from None
     return Checkpoint(path, state, params)
+
+
+def _check_snapshots(pool_dir: Path, names: set[str]) -> None:
+    """Load every pool snapshot now, so a corrupt one (NaN weights, another layout...) is a
+    broken checkpoint here, not a crash in an environment when it is first drawn."""
+    from zavandor_env.agents.policy_file import PolicyFileError, load_policy
+
+    for name in sorted(names):
+        try:
+            load_policy(pool_dir / name)
+        except PolicyFileError as exc:
+            raise CheckpointError(f"pool snapshot {name}: {exc}") from None
 
 
 def obs_fingerprint() -> str | None:
