@@ -298,3 +298,15 @@ def test_a_nan_pool_snapshot_is_a_broken_checkpoint_not_a_crash_later(tmp_path: 
     save_policy(policy, run_dir / "pool" / "snap_1.npz")
     with pytest.raises(CheckpointError, match="pool snapshot snap_1.npz: .*NaN"):
         read_checkpoint(run_dir / "checkpoints" / STEP, run_dir / "pool")
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"eval": {"random": {"wins": 1}}}', "{"])
+def test_the_closing_report_survives_a_malformed_eval_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+) -> None:
+    from zavandor_env.train.cli import report
+
+    (tmp_path / "eval.json").write_text(text)
+    report(tmp_path)
+    out = capsys.readouterr().out
+    assert "(no figures: " in out and "--resume" in out
