@@ -313,6 +313,11 @@ def test_pickled_payload_in_the_checkpoint_tensors_is_refused(tmp_path: Path) ->
 
 def test_resume_with_another_net_arch_is_a_clear_error(tmp_path: Path) -> None:
     run_dir = tiny_run(tmp_path)
+    with pytest.raises(CheckpointError, match=r"trained with net_arch=\[64, 64\].*net_arch=\[16\]"):
+        train(resume=run_dir, overrides=["progress_bar=false", "net_arch=[16]"])
+    state = json.loads((latest(run_dir) / "state.json").read_text())
+    del state["model_shape"]  # a checkpoint from before shapes were recorded: the tensors say
+    (latest(run_dir) / "state.json").write_text(json.dumps(state))
     with pytest.raises(CheckpointError, match="does not fit the run's config"):
         train(resume=run_dir, overrides=["progress_bar=false", "net_arch=[16]"])
 
