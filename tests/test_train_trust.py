@@ -310,3 +310,11 @@ def test_the_closing_report_survives_a_malformed_eval_json(
     report(tmp_path)
     out = capsys.readouterr().out
     assert "(no figures: " in out and "--resume" in out
+
+
+def test_a_run_folder_that_cannot_be_made_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / "file").write_text("in the way")
+    line = train_cli(capsys, "--set", f"runs_dir={tmp_path / 'file' / 'runs'}", "--quiet")
+    assert "cannot write the run" in line and "file" in line

@@ -82,8 +82,12 @@ def new_run_dir(cfg: TrainConfig) -> Path:
     while run_dir.exists():  # two runs started in the same second
         k += 1
         run_dir = base.with_name(f"{base.name}-{k}")
-    (run_dir / "checkpoints").mkdir(parents=True)
-    (run_dir / "pool").mkdir()
+    try:
+        (run_dir / "checkpoints").mkdir(parents=True)
+        (run_dir / "pool").mkdir()
+    except OSError:  # a full disk, a file in the way: leave no half-made run folder
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     return run_dir
 
 
