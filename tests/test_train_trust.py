@@ -318,3 +318,12 @@ def test_a_run_folder_that_cannot_be_made_is_one_line(
     (tmp_path / "file").write_text("in the way")
     line = train_cli(capsys, "--set", f"runs_dir={tmp_path / 'file' / 'runs'}", "--quiet")
     assert "cannot write the run" in line and "file" in line
+
+
+def test_a_seed_numpy_cannot_take_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = train_cli(capsys, "--set", f"runs_dir={tmp_path / 'runs'}", "--set",
+                     f"seed={10**30}", "--quiet")
+    assert "'seed'" in line and "2147483647" in line
+    assert not (tmp_path / "runs").exists()
