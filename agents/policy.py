@@ -7,9 +7,12 @@ Two file kinds are accepted:
   is executed.  Training writes one next to its checkpoints (``policy.npz``).
 * **SB3 checkpoint** (``*.zip``, from ``MaskablePPO.save``): its ``data`` entry holds pickled
   Python objects, so loading one runs code from the file.  It is refused unless the caller
-  opts in with ``trust_pickle=True`` (agent spec ``policy:path=x.zip,trust_pickle=true``), and
-  even then a :class:`PickleLoadWarning` says so.  ``python -m zavandor_env.train.export
-  x.zip`` converts one to ``.npz`` without unpickling anything.
+  opts in with ``trust_pickle=True`` (``PolicyAgent(path, trust_pickle=True)``,
+  ``make_agent(spec, trust_pickle=True)`` or the ``--trust-pickle`` flag of ``zavandor
+  eval``/``play``/``scorecard``; never an agent spec, which may come from someone's file, see
+  :mod:`agents.registry`), and even then a :class:`PickleLoadWarning` says so.
+  ``python -m zavandor_env.train.export x.zip`` converts one to ``.npz`` without unpickling
+  anything.
 
 :meth:`PolicyAgent.explain` reports the policy's view of its last decision (the masked action
 probabilities, top ones first, and the critic's value estimate when the file holds one); the
@@ -220,7 +223,8 @@ def _refused_zip_message(path: Path) -> str:
         f"refusing to load {name!r}: an SB3 .zip checkpoint is unpickled on load and can run "
         f"arbitrary code; use a weights-only .npz instead (convert without unpickling: "
         f"python -m zavandor_env.train.export {name}), or, for a file you trust, opt in with "
-        f"PolicyAgent(..., trust_pickle=True) / agent spec policy:path={name},trust_pickle=true"
+        f"--trust-pickle on the command line (zavandor eval/play/scorecard) or "
+        f"PolicyAgent(..., trust_pickle=True) in Python"
     )
 
 

@@ -36,18 +36,36 @@ are masked to ``-inf`` before the argmax / sampling.  The critic has the same fo
 cheaper per call than torch (this is how pool snapshots play inside the environments without
 slowing training).
 
+**A file from a stranger** is read within bounds, before anything is decompressed: at most
+:data:`MAX_ARRAYS` entries, each declaring (zip directory and ``.npy`` header alike) at most
+:data:`MAX_ARRAY_BYTES`, :data:`MAX_TOTAL_BYTES` together, so a small archive that would inflate
+to gigabytes is refused at once; ``.npy`` headers are parsed by hand and object arrays (pickles)
+are refused unread; weights must be floats and finite (NaN would crash a sampled policy in a
+tournament, or a training run that draws the snapshot); ``__meta__`` is parsed by
+:func:`~zavandor_env.engine.files.parse_json` (bounded size and depth).  Every problem is one
+:class:`PolicyFileError` line naming the file and the array.
+
 This module needs NumPy only; converting an SB3 model is ``train.export.policy_from_sb3``.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Final
 
 import numpy as np
+from numpy.lib import format as npy
 
+from zavandor_env.engine.files import (
+    MAX_CONFIG_BYTES,
+    UntrustedInputError,
+    parse_json,
+    write_atomic,
+)
 from zavandor_env.envs.observation import OBS_FINGERPRINT
 
 FORMAT = "zavandor-policy"
@@ -55,6 +73,17 @@ VERSION = 1
 SUFFIX = ".npz"
 FINGERPRINT_KEY = "obs_fingerprint"
 ACTIVATIONS = ("tanh", "relu")
+META = "__meta__"
+
+#: Most entries of a policy file (ours: 13 for two hidden layers with the critic).
+MAX_ARRAYS: Final = 64
+#: Largest array, as declared before it is decompressed: 16M float32, a 4096 x 4096 layer
+#: (the shipped layers are at most 710 x 128).
+MAX_ARRAY_BYTES: Final = 64 << 20
+#: Largest sum of the arrays' declared sizes.
+MAX_TOTAL_BYTES: Final = 256 << 20
+#: Largest ``__meta__`` JSON text, in characters (the shipped ones hold about 1,500).
+MAX_META_CHARS: Final = MAX_CONFIG_BYTES
 
 
 class PolicyFileError(ValueError):
@@ -139,8 +168,9 @@ def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None =
     """Write ``policy`` as a weights-only ``.npz`` (see the module docstring).
 
     The file records ``fingerprint``, else the policy's own, else the running code's
-    :data:`OBS_FINGERPRINT` (a policy converted from a model trained here).  The write goes to
-    a temporary file renamed into place, so a killed run never leaves half a file.
+    :data:`OBS_FINGERPRINT` (a policy converted from a model trained here).  The write is
+    :func:`~zavandor_env.engine.files.write_atomic`'s, so a killed run or a full disk never
+    leaves half a file (nor a temporary one).
     """
     path = Path(path)
     if path.suffix != SUFFIX:
@@ -170,12 +200,12 @@ def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None =
             arrays[f"value_hidden.{i}.bias"] = b
         arrays["value.weight"] = vw[-1]
         arrays["value.bias"] = vb[-1]
-    arrays["__meta__"] = np.array(json.dumps(meta))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
+    arrays[META] = np.array(json.dumps(meta))
+
+    def write(fh: IO[bytes]) -> None:
         np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs miss **arrays
-    tmp.replace(path)
-    return path
+
+    return write_atomic(path, write)
 
 
 # ---- reading --------------------------------------------------------------------------------
@@ -230,23 +260,71 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     if not path.is_file():
         raise PolicyFileError(f"policy file {name} does not exist")
     try:
-        # allow_pickle=False: an object array (a pickle inside the archive) raises instead of
-        # being unpickled, so a crafted file cannot run code here.
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        with zipfile.ZipFile(path) as archive:
+            entries = _checked_entries(archive)
+            arrays = {key: _read_array(archive, info, key) for key, info in entries.items()}
     except Exception as exc:  # noqa: BLE001 -- zipfile, ValueError, OSError...: all "unreadable"
         message = " ".join(str(exc).split())  # one line, whatever the library wrote
         raise PolicyFileError(f"policy file {name} is not a readable .npz: {message}") from None
+    meta_array = arrays.pop(META, None)
+    if meta_array is None or meta_array.dtype.kind != "U" or meta_array.shape != ():
+        raise PolicyFileError(f"{name} has no valid {META} entry")
     try:
-        meta = json.loads(str(arrays.pop("__meta__")))
-    except (KeyError, json.JSONDecodeError):
-        raise PolicyFileError(f"{name} has no valid __meta__ entry") from None
+        meta = parse_json(str(meta_array), what=META, max_bytes=MAX_META_CHARS)
+    except UntrustedInputError as exc:
+        raise PolicyFileError(f"{name} has no valid {META} entry: {exc}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise PolicyFileError(f"{name} is not a {FORMAT} file")
     if meta.get("version") != VERSION:
         raise PolicyFileError(f"{name} has version {meta.get('version')!r}; "
                               f"this code reads version {VERSION}")
     return meta, arrays
+
+
+def _checked_entries(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    """The archive's arrays by name, their sizes as the zip directory declares them checked
+    against the bounds before anything is decompressed (a zip bomb stops here)."""
+    infos = archive.infolist()
+    if len(infos) > MAX_ARRAYS:
+        raise ValueError(f"it holds {len(infos)} entries, a policy file at most {MAX_ARRAYS}")
+    entries: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        key = info.filename.removesuffix(".npy")
+        if key == info.filename:
+            raise ValueError(f"entry {info.filename!r} is not a .npy array")
+        if info.file_size > MAX_ARRAY_BYTES:
+            raise ValueError(f"array {key!r} would inflate to {info.file_size:,} bytes "
+                             f"(at most {MAX_ARRAY_BYTES:,})")
+        entries[key] = info
+    total = sum(info.file_size for info in entries.values())
+    if total > MAX_TOTAL_BYTES:
+        raise ValueError(f"its arrays would inflate to {total:,} bytes "
+                         f"(at most {MAX_TOTAL_BYTES:,})")
+    return entries
+
+
+def _read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str) -> np.ndarray:
+    """One ``.npy`` entry: its header read and checked first (no object arrays, a size that
+    fits the entry), then exactly the bytes it declares (zipfile stops at the entry's
+    declared size, so a lying directory cannot make it read more)."""
+    with archive.open(info) as fh:
+        version = npy.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = npy.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = npy.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"array {key!r} has .npy format {version}, not 1.0 or 2.0")
+        if dtype.hasobject:  # reading it would unpickle (run code from the file)
+            raise ValueError(f"array {key!r} holds Python objects, which are never unpickled")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > info.file_size:
+            raise ValueError(f"array {key!r} declares shape {shape} ({nbytes:,} bytes), more "
+                             f"than its entry's {info.file_size:,}")
+        data = fh.read(nbytes)
+    if len(data) != nbytes:
+        raise ValueError(f"array {key!r} is truncated")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
 def _build(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray],
@@ -276,11 +354,8 @@ def _layers(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray], hidd
             num_hidden: int, out: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """One MLP of a file (``hidden.<i>`` ... ``out``), its shapes checked layer by layer."""
     layers = [f"{hidden}.{i}" for i in range(num_hidden)] + [out]
-    try:
-        weights = [arrays[f"{n}.weight"].astype(np.float32) for n in layers]
-        biases = [arrays[f"{n}.bias"].astype(np.float32) for n in layers]
-    except KeyError as exc:
-        raise PolicyFileError(f"{name} lacks array {exc.args[0]!r}") from None
+    weights = [_weights(name, arrays, f"{n}.weight") for n in layers]
+    biases = [_weights(name, arrays, f"{n}.bias") for n in layers]
     prev = meta.get("obs_dim", -1)
     for n, w, b in zip(layers, weights, biases):
         if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != prev:
@@ -288,3 +363,17 @@ def _layers(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray], hidd
                                   f"{w.shape} / {b.shape}")
         prev = w.shape[0]
     return weights, biases
+
+
+def _weights(name: str, arrays: dict[str, np.ndarray], key: str) -> np.ndarray:
+    """Array ``key`` as float32, refused unless it holds finite floats: a NaN or an infinity
+    would make every logit NaN, and a sampled policy or training that draws it crash later."""
+    array = arrays.get(key)
+    if array is None:
+        raise PolicyFileError(f"{name} lacks array {key!r}")
+    if array.dtype.kind != "f":
+        raise PolicyFileError(f"{name}: array {key!r} must hold floats, not {array.dtype}")
+    weights = array.astype(np.float32)
+    if not np.isfinite(weights).all():
+        raise PolicyFileError(f"{name}: array {key!r} holds NaN or infinite weights")
+    return weights

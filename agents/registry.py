@@ -9,10 +9,19 @@ such a string or a mapping ``{agent: mcts, label: mcts200, params: {iterations: 
 
 Unknown agent names and unknown parameter keys are refused when the spec is read, with one
 line naming the agent, the key and the keys it knows.
+
+**Trust comes only from the caller.**  No spec, string or mapping, may carry ``trust_pickle``
+(the consent to unpickle an SB3 ``.zip``, which runs code from the file): specs come from
+tournament files, training configs and run folders that someone may send, and an opt-in
+written into such a file would be the sender's, not the user's.  The caller grants it instead:
+``make_agent(spec, trust_pickle=True)``, ``parse_spec(spec, trust_pickle=True)``, or the
+``--trust-pickle`` flag of ``zavandor eval``/``play``/``scorecard``; the granted consent travels
+with the :class:`AgentSpec` (to worker processes too) and reaches only agents that take it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 from collections.abc import Callable, Mapping
@@ -26,6 +35,20 @@ from .base import Agent
 class AgentSpecError(ValueError):
     """An agent spec names an unknown agent, has a malformed or unknown parameter, or its
     agent cannot be built from the parameters."""
+
+
+#: The parameter a spec may never carry (see the module docstring): the caller grants it.
+TRUST_PICKLE = "trust_pickle"
+
+
+def _trust_refused(agent: str) -> str:
+    """One line: why a spec cannot opt in to unpickling, and how the caller does."""
+    return (f"agent {agent!r}: {TRUST_PICKLE} cannot be set in an agent spec (specs come from "
+            "files and run folders that others may send); for a pickled SB3 .zip you trust, "
+            "pass --trust-pickle on the command line (zavandor eval/play/scorecard) or "
+            "make_agent(spec, trust_pickle=True) / PolicyAgent(path, trust_pickle=True) in "
+            "Python; or convert it without unpickling: python -m zavandor_env.train.export "
+            "FILE.zip")
 
 
 # name -> "module:Class"; imported only when the agent is checked or built.
@@ -80,16 +103,25 @@ def is_interactive(agent: str) -> bool:
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A picklable recipe for an agent: registry name, parameters and a display label.
+    """A picklable recipe for an agent: registry name, parameters and a display label, plus
+    the caller's consent to unpickling (``trust_pickle``, never part of ``params``).
 
-    Raises :class:`AgentSpecError` for an unknown name or a parameter the agent does not take.
+    Raises :class:`AgentSpecError` for an unknown name, a parameter the agent does not take,
+    or ``trust_pickle`` among the parameters (see the module docstring).
     """
 
     agent: str
     params: Mapping[str, Any] = field(default_factory=dict)
     label: str = ""
+    trust_pickle: bool = False
+    """granted by the caller (``--trust-pickle``, ``make_agent(..., trust_pickle=True)``): the
+    agent may unpickle the file it loads; never read from a spec"""
 
     def __post_init__(self) -> None:
+        if TRUST_PICKLE in self.params:
+            raise AgentSpecError(_trust_refused(self.agent))
+        if type(self.trust_pickle) is not bool:  # consent is True, not something truthy
+            raise AgentSpecError(f"trust_pickle must be True or False, got {self.trust_pickle!r}")
         if self.agent not in REGISTRY:
             raise AgentSpecError(
                 f"unknown agent {self.agent!r}; known agents: {', '.join(sorted(REGISTRY))}"
@@ -110,10 +142,17 @@ class AgentSpec:
         """Whether this agent asks a person for its decisions."""
         return is_interactive(self.agent)
 
+    def trusting(self, trust_pickle: bool = True) -> AgentSpec:
+        """This spec with the caller's consent to unpickling granted (or withdrawn)."""
+        return dataclasses.replace(self, trust_pickle=trust_pickle)
+
     def build(self, seed: int | None = None) -> Agent:
-        """A fresh agent (``seed`` seeds it unless the params fix one)."""
+        """A fresh agent (``seed`` seeds it unless the params fix one); the caller's
+        ``trust_pickle`` reaches it only when it takes that parameter."""
         params = dict(self.params)
         params.setdefault("seed", seed)
+        if self.trust_pickle and TRUST_PICKLE in (known_parameters(self.agent) or ()):
+            params[TRUST_PICKLE] = True
         try:
             agent = REGISTRY[self.agent](**params)
         except TypeError as exc:  # a value of the wrong type deep in the constructor
@@ -150,8 +189,15 @@ def parse_value(text: str) -> Any:
     return value
 
 
-def parse_spec(spec: str | Mapping[str, Any]) -> AgentSpec:
-    """An :class:`AgentSpec` from ``"name:key=value,..."`` or a YAML mapping."""
+def parse_spec(spec: str | Mapping[str, Any], *, trust_pickle: bool = False) -> AgentSpec:
+    """An :class:`AgentSpec` from ``"name:key=value,..."`` or a YAML mapping; ``trust_pickle``
+    is the caller's consent to unpickling (never read from ``spec``: see the module
+    docstring)."""
+    parsed = _parse(spec)
+    return parsed if trust_pickle is False else parsed.trusting(trust_pickle)
+
+
+def _parse(spec: str | Mapping[str, Any]) -> AgentSpec:
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"agent", "params", "label"}
         if unknown or "agent" not in spec:
@@ -182,6 +228,8 @@ def parse_spec(spec: str | Mapping[str, Any]) -> AgentSpec:
     return AgentSpec(name.strip(), parsed, label)
 
 
-def make_agent(spec: str | Mapping[str, Any], seed: int | None = None) -> Agent:
-    """Build an agent from a spec string or mapping (see the module docstring)."""
-    return parse_spec(spec).build(seed)
+def make_agent(spec: str | Mapping[str, Any], seed: int | None = None, *,
+               trust_pickle: bool = False) -> Agent:
+    """Build an agent from a spec string or mapping (see the module docstring);
+    ``trust_pickle`` is the caller's consent to unpickling, which no spec can give."""
+    return parse_spec(spec, trust_pickle=trust_pickle).build(seed)

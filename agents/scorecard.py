@@ -114,6 +114,8 @@ class ScorecardConfig:
             skipped and reported.
         workers: processes (None: all cores); has no effect on the results.
         game_file: the game config file ``game_options`` were read from, for the command.
+        trust_pickle: the caller's consent that the candidate may unpickle its file (an SB3
+            ``.zip``; ``--trust-pickle``); no spec can give it (see :mod:`agents.registry`).
     """
 
     spec: str
@@ -126,6 +128,7 @@ class ScorecardConfig:
     shipped_policies: Mapping[int, str] | None = None
     workers: int | None = None
     game_file: str | None = None  # where game_options came from: only shown in the command
+    trust_pickle: bool = False
 
     def __post_init__(self) -> None:
         players = tuple(sorted(set(self.players)))
@@ -161,7 +164,7 @@ class ScorecardConfig:
 
     def candidate(self) -> AgentSpec:
         """The candidate's spec, labelled :data:`CANDIDATE` so no opponent shares its label."""
-        spec = parse_spec(self.spec)
+        spec = parse_spec(self.spec, trust_pickle=self.trust_pickle)
         if spec.interactive:
             raise ScorecardError(f"agent {spec.agent!r} asks a person for every decision and "
                                  "cannot be scored; to play against agents use `zavandor play`")
@@ -204,6 +207,8 @@ class ScorecardConfig:
             parts += ["--opponents", *self.opponents]
         if self.game_file is not None:
             parts += ["--game", shlex.quote(self.game_file)]
+        if self.trust_pickle:
+            parts.append("--trust-pickle")
         return " ".join(parts)
 
 

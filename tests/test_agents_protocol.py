@@ -121,8 +121,6 @@ def test_spec_values_parse_to_bools_numbers_and_strings():
     assert parse_spec("mcts:search_all=TRUE,c=0.5,iterations=8").params == {
         "search_all": True, "c": 0.5, "iterations": 8}
     assert parse_spec("heuristic:config=2024-01-01.yaml").params["config"] == "2024-01-01.yaml"
-    trusted = parse_spec("policy:path=x.zip,trust_pickle=true").params["trust_pickle"]
-    assert trusted is True
 
 
 def test_spec_with_an_unknown_key_names_the_agent_the_key_and_the_known_keys():

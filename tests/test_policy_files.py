@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import pickle
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.hostile import TouchOnUnpickle, crafted_sb3_zip
 from zavandor_env.agents.policy import PickleLoadWarning, PolicyAgent, PolicyLoadError
 from zavandor_env.agents.policy_file import (
     FINGERPRINT_KEY,
@@ -110,38 +110,18 @@ def test_a_non_string_fingerprint_is_a_clear_error(tmp_path: Path) -> None:
 
 
 # ---- nothing in a file runs on load ----------------------------------------------------------
-class _TouchOnUnpickle:
-    """Unpickling this creates ``marker``: stands in for arbitrary code in a crafted file."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple:
-        return (Path.touch, (self.marker,))
-
-
 def test_npz_with_a_pickled_array_is_refused_without_unpickling(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     path = save_policy(tiny_policy(), tmp_path / "p.npz")
     with np.load(path, allow_pickle=False) as data:
         arrays = {k: data[k] for k in data.files}
-    arrays["action.bias"] = np.array([_TouchOnUnpickle(marker)], dtype=object)
+    arrays["action.bias"] = np.array([TouchOnUnpickle(marker)], dtype=object)
     np.savez(path, **arrays)  # type: ignore[arg-type]  # np.save pickles the object array
     with pytest.raises(PolicyFileError, match="not a readable .npz"):
         load_policy(path)
     with pytest.raises(PolicyLoadError):
         PolicyAgent(path)
     assert not marker.exists()
-
-
-def crafted_sb3_zip(path: Path, marker: Path) -> Path:
-    """An SB3-shaped checkpoint whose ``lr_schedule`` would create ``marker`` if unpickled."""
-    payload = base64.b64encode(pickle.dumps(_TouchOnUnpickle(marker))).decode()
-    data = {"lr_schedule": {":type:": "<class 'function'>", ":serialized:": payload}}
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("data", json.dumps(data))
-        zf.writestr("_stable_baselines3_version", "2.9.2")
-    return path
 
 
 def test_crafted_zip_is_refused_by_default_and_its_payload_never_runs(tmp_path: Path) -> None:
@@ -151,7 +131,7 @@ def test_crafted_zip_is_refused_by_default_and_its_payload_never_runs(tmp_path: 
         PolicyAgent(path)
     message = str(info.value)
     assert "\n" not in message and "evil.zip" in message
-    assert "trust_pickle=True" in message and "trust_pickle=true" in message  # both spellings
+    assert "--trust-pickle" in message and "trust_pickle=True" in message  # CLI and Python
     assert ".npz" in message and "zavandor_env.train.export" in message
     assert not marker.exists()
 
@@ -175,9 +155,40 @@ def test_crafted_zip_payload_is_real_so_opting_in_warns_and_runs_it(tmp_path: Pa
     assert marker.exists()
 
 
-def test_agent_spec_parses_trust_pickle_as_a_boolean() -> None:
-    spec = parse_spec("policy:path=x.zip,trust_pickle=true")
-    assert spec.params == {"path": "x.zip", "trust_pickle": True}
+@pytest.mark.parametrize("spec", [
+    "policy:path={zip},trust_pickle=true",
+    {"agent": "policy", "params": {"path": "{zip}", "trust_pickle": True}},
+])
+def test_no_agent_spec_can_opt_in_to_unpickling(tmp_path: Path, spec: object) -> None:
+    """A spec may come from someone's file: its trust_pickle is refused, saying how to opt in."""
+    marker = tmp_path / "pwned"
+    path = str(crafted_sb3_zip(tmp_path / "evil.zip", marker))
+    spec = (spec.replace("{zip}", path) if isinstance(spec, str)
+            else {**spec, "params": {"path": path, "trust_pickle": True}})
+    for build in (parse_spec, make_agent):
+        with pytest.raises(ValueError) as info:
+            build(spec)  # type: ignore[operator]
+        message = str(info.value)
+        assert "\n" not in message and "cannot be set in an agent spec" in message
+        assert "--trust-pickle" in message and "trust_pickle=True" in message
+    assert not marker.exists()
+
+
+def test_the_callers_consent_reaches_the_policy_agent(tmp_path: Path) -> None:
+    """The control: make_agent(..., trust_pickle=True) (what --trust-pickle does) unpickles."""
+    pytest.importorskip("sb3_contrib")
+    marker = tmp_path / "pwned"
+    path = crafted_sb3_zip(tmp_path / "evil.zip", marker)
+    spec = parse_spec(f"policy:path={path}", trust_pickle=True)
+    assert spec.trust_pickle and "trust_pickle" not in spec.params
+    assert spec == pickle.loads(pickle.dumps(spec))  # travels to worker processes
+    with pytest.warns(PickleLoadWarning), pytest.raises(PolicyLoadError):
+        make_agent(f"policy:path={path}", trust_pickle=True)
+    assert marker.exists()
+
+
+def test_consent_is_given_only_to_agents_that_take_it() -> None:
+    assert make_agent("random", trust_pickle=True).name == "random"
 
 
 @pytest.mark.parametrize("value", ["yes please", 1, "true"])
@@ -237,3 +248,168 @@ def test_the_policy_agent_avoids_the_curse_unless_told_not_to() -> None:
 
     assert not any(cursed(True, seed) for seed in range(4))
     assert any(cursed(False, seed) for seed in range(4))  # the check can fail
+
+
+# ---- the command line: files cannot opt in, the user's flag can -----------------------------
+def _one_line_refusal(capsys: pytest.CaptureFixture[str], command: str) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith(f"zavandor {command}: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("command", ["eval", "play", "scorecard"])
+def test_an_agent_spec_on_the_command_line_cannot_opt_in_either(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str,
+) -> None:
+    from zavandor_env.cli import main
+
+    marker = tmp_path / "pwned"
+    spec = f"policy:path={crafted_sb3_zip(tmp_path / 'evil.zip', marker)},trust_pickle=true"
+    argv = {"eval": ["eval", "--agents", spec, "random", "--games", "2"],
+            "play": ["play", spec], "scorecard": ["scorecard", spec, "--games", "2"]}[command]
+    assert main([*argv, "--out", str(tmp_path / "out")] if command != "play" else argv) == 2
+    assert "--trust-pickle" in _one_line_refusal(capsys, command)
+    assert not marker.exists() and not (tmp_path / "out").exists()
+
+
+def test_a_tournament_file_cannot_opt_in_to_unpickling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from zavandor_env.cli import main
+
+    marker = tmp_path / "pwned"
+    path = crafted_sb3_zip(tmp_path / "evil.zip", marker)
+    tournament = tmp_path / "t.yaml"
+    tournament.write_text(json.dumps({"agents": [
+        {"agent": "policy", "params": {"path": str(path), "trust_pickle": True}}, "random"]}))
+    assert main(["eval", str(tournament), "--games", "2", "--out", str(tmp_path / "out")]) == 2
+    assert "cannot be set in an agent spec" in _one_line_refusal(capsys, "eval")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("command", ["eval", "play"])
+def test_the_trust_pickle_flag_is_the_users_consent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str,
+) -> None:
+    """The control: with --trust-pickle the .zip is unpickled (the crafted one then fails)."""
+    pytest.importorskip("sb3_contrib")
+    from zavandor_env.cli import main
+
+    marker = tmp_path / "pwned"
+    spec = f"policy:path={crafted_sb3_zip(tmp_path / 'evil.zip', marker)}"
+    argv = (["eval", "--agents", spec, "random", "--games", "2", "--out", str(tmp_path / "o")]
+            if command == "eval" else ["play", spec])
+    with pytest.warns(PickleLoadWarning):
+        assert main([*argv, "--trust-pickle"]) == 2  # the payload ran; no model came of it
+    _one_line_refusal(capsys, command)
+    assert marker.exists()
+
+
+# ---- files a stranger sends: bounded before anything is decompressed -------------------------
+def _arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def test_a_zip_bomb_is_refused_from_its_declared_sizes_fast_and_in_little_memory(
+    tmp_path: Path,
+) -> None:
+    import time
+    import tracemalloc
+
+    from tests.hostile import npz_bomb
+
+    valid = save_policy(tiny_policy(), tmp_path / "valid.npz")
+    bomb = npz_bomb(tmp_path / "bomb.npz", valid, "action.weight", megabytes=3000)
+    assert bomb.stat().st_size < 8 << 20  # a few MB that inflate to 3 GB
+    with zipfile.ZipFile(bomb) as zf:  # the bomb is real: it inflates to zeros
+        assert zf.getinfo("action.weight.npy").file_size > 3_000_000_000
+        with zf.open("action.weight.npy") as fh:
+            fh.read(128)  # the .npy header
+            assert fh.read(16 << 20) == bytes(16 << 20)
+    tracemalloc.start()
+    began = time.perf_counter()
+    try:
+        with pytest.raises(PolicyFileError) as info:
+            load_policy(bomb)
+        elapsed = time.perf_counter() - began
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = str(info.value)
+    assert "'action.weight'" in message and "would inflate to" in message and "\n" not in message
+    assert elapsed < 1.0 and peak < 32 << 20, (elapsed, peak)
+
+
+def test_an_npy_header_larger_than_its_entry_is_refused_before_reading(tmp_path: Path) -> None:
+    import io
+    import zlib
+
+    from tests.hostile import write_zip
+
+    valid = save_policy(tiny_policy(), tmp_path / "valid.npz")
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f4", "fortran_order": False, "shape": (10**9,)})
+    with zipfile.ZipFile(valid) as zf:
+        entries = [(i.filename, 0, data, len(data), zlib.crc32(data))
+                   for i in zf.infolist() if i.filename != "action.bias.npy"
+                   for data in [zf.read(i.filename)]]
+    data = header.getvalue() + bytes(64)
+    entries.append(("action.bias.npy", 0, data, len(data), zlib.crc32(data)))
+    with pytest.raises(PolicyFileError, match=r"'action.bias' declares shape \(1000000000,\)"):
+        load_policy(write_zip(tmp_path / "liar.npz", entries))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_weights_that_are_not_finite_are_refused_naming_the_array(
+    tmp_path: Path, bad: float,
+) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    arrays = _arrays(path)
+    arrays["action.bias"][3] = bad
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+    with pytest.raises(PolicyFileError) as info:
+        load_policy(path)
+    assert "'action.bias'" in str(info.value) and "NaN or infinite" in str(info.value)
+    with pytest.raises(PolicyLoadError, match="action.bias"):
+        PolicyAgent(path)
+
+
+def test_weights_of_a_non_float_dtype_are_refused(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    arrays = _arrays(path)
+    arrays["action.bias"] = np.array(["x"] * NUM_ACTIONS)
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+    with pytest.raises(PolicyFileError, match="'action.bias' must hold floats"):
+        load_policy(path)
+
+
+def test_deeply_nested_metadata_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    arrays = _arrays(path)
+    depth = 100_000
+    arrays["__meta__"] = np.array('{"format": "zavandor-policy", "info": '
+                                  + "[" * depth + "]" * depth + "}")
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+    with pytest.raises(PolicyFileError) as info:
+        load_policy(path)
+    assert "__meta__" in str(info.value) and "nests deeper" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_failed_save_leaves_the_old_file_and_no_temporary_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import errno
+
+    path = save_policy(tiny_policy(), tmp_path / "p.npz")
+    before = path.read_bytes()
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        save_policy(tiny_policy(), path)
+    assert [p.name for p in tmp_path.iterdir()] == ["p.npz"] and path.read_bytes() == before

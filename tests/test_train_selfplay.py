@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from zavandor_env.train.checkpointing import CheckpointError, list_checkpoints, read_checkpoint
+from zavandor_env.train.checkpointing import (
+    PARTIAL,
+    CheckpointError,
+    list_checkpoints,
+    read_checkpoint,
+)
 from zavandor_env.train.config import load_config
 from zavandor_env.train.envs import BLOCK_NAMES
 from zavandor_env.train.selfplay import TrainingInterrupted, latest_checkpoint, train
@@ -308,6 +313,11 @@ def test_pickled_payload_in_the_checkpoint_tensors_is_refused(tmp_path: Path) ->
 
 def test_resume_with_another_net_arch_is_a_clear_error(tmp_path: Path) -> None:
     run_dir = tiny_run(tmp_path)
+    with pytest.raises(CheckpointError, match=r"trained with net_arch=\[64, 64\].*net_arch=\[16\]"):
+        train(resume=run_dir, overrides=["progress_bar=false", "net_arch=[16]"])
+    state = json.loads((latest(run_dir) / "state.json").read_text())
+    del state["model_shape"]  # a checkpoint from before shapes were recorded: the tensors say
+    (latest(run_dir) / "state.json").write_text(json.dumps(state))
     with pytest.raises(CheckpointError, match="does not fit the run's config"):
         train(resume=run_dir, overrides=["progress_bar=false", "net_arch=[16]"])
 
@@ -358,3 +368,47 @@ def test_ctrl_c_during_a_policy_update_keeps_the_last_checkpoint_unsaved(
     assert info.value.saved_step is None and info.value.resumable
     assert "zavandor train --resume" in str(info.value)
     assert step_of(latest(info.value.run_dir)) == 128
+
+
+# ---- a full disk -----------------------------------------------------------------------------
+@pytest.mark.parametrize("failing", ["model", "policy file"])
+def test_a_full_disk_during_training_is_one_line_and_leaves_a_resumable_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    failing: str,
+) -> None:
+    import errno
+
+    import numpy as np
+    from sb3_contrib import MaskablePPO
+
+    from zavandor_env.cli import main
+
+    target, name = (MaskablePPO, "save") if failing == "model" else (np, "savez")
+    real, calls = getattr(target, name), []
+
+    def full_disk(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls.append(args)
+        if len(calls) == 2:  # half a file, then the disk is full
+            dest = args[-1]  # model.save(self, path), np.savez(file)
+            (dest.write if hasattr(dest, "write") else Path(dest).write_bytes)(b"PK\x03\x04")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, full_disk)
+    runs = tmp_path / "runs"
+    settings = [f"runs_dir={runs}", "n_steps=64", "batch_size=64", "total_timesteps=384",
+                "checkpoint_every=128", "snapshot_every=128", "eval_every=0", "eval_games=1",
+                "game.max_decisions=300"]
+    argv = ["train", "--config", str(CONFIGS / "quick.yaml"), "--quiet"]
+    assert main([*argv, *(a for s in settings for a in ("--set", s))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err, err
+    assert "step_000000128" in err and "--resume" in err
+    monkeypatch.undo()
+    [run_dir] = runs.iterdir()
+    leftovers = [p.name for p in run_dir.rglob("*")
+                 if p.name.startswith(PARTIAL) or p.name.endswith(".tmp")]
+    assert leftovers == []
+    assert step_of(latest(run_dir)) == 128
+    train(resume=run_dir, overrides=["progress_bar=false"])
+    assert step_of(latest(run_dir)) == 384

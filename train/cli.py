@@ -104,6 +104,9 @@ def _run(args: argparse.Namespace) -> int:
     except (TrainConfigError, CheckpointError, FileNotFoundError, RayMissingError,
             RayConnectionError) as exc:
         return _error(str(exc))
+    except OSError as exc:  # e.g. a full disk before the first checkpoint (saves say more)
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _error(f"cannot write the run{where}: {exc.strerror or exc}")
     report(run_dir)
     return 0
 
@@ -123,18 +126,23 @@ def _run_rllib(cfg: object, resume: str | None, overrides: list[str],
 
 def report(run_dir: Path) -> None:
     """Print where the run went, its last evaluation and how to look at it."""
-    import json
     import shlex
+
+    from zavandor_env.engine.files import load_json
 
     print(f"\nrun folder: {run_dir}")
     eval_file = run_dir / "eval.json"
     if eval_file.is_file():
-        data = json.loads(eval_file.read_text())
-        for name, r in data.get("eval", {}).items():
-            print(f"  vs {name:9s}: won {r['wins']}/{r['games']} ({r['winrate']:.0%}), "
-                  f"mean VP {r['mean_vp']:.1f} vs {r['mean_opponent_vp']:.1f}, "
-                  f"{r['mean_rounds']:.1f} rounds, {r['truncated']:.0%} cut off")
-        print(f"  illegal actions: {data.get('illegal_actions', 0)}")
+        try:  # written by this run, but the folder may be someone's: bounded, one line
+            data = load_json(eval_file, what="eval.json")
+            lines = [f"  vs {name:9s}: won {r['wins']}/{r['games']} ({r['winrate']:.0%}), "
+                     f"mean VP {r['mean_vp']:.1f} vs {r['mean_opponent_vp']:.1f}, "
+                     f"{r['mean_rounds']:.1f} rounds, {r['truncated']:.0%} cut off"
+                     for name, r in data.get("eval", {}).items()]
+            lines.append(f"  illegal actions: {data.get('illegal_actions', 0)}")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            lines = [f"  (no figures: {' '.join(str(exc).split())})"]
+        print("\n".join(lines))
     print(f"  policy (weights only; agent spec policy:path=...): {run_dir / 'policy.npz'}")
     print(f"  continue it:  zavandor train --resume {shlex.quote(str(run_dir))}")
     print(f"  watch it:     tensorboard --logdir {shlex.quote(str(run_dir.parent))}   (then open "

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 
 import yaml
 
+from zavandor_env.engine.files import UntrustedInputError, load_yaml, parse_yaml
 from zavandor_env.resources import PACKAGE_DIR, data_path
 
 if TYPE_CHECKING:
@@ -34,6 +35,9 @@ ACTIVATIONS = ("tanh", "relu")
 MAPPING_KEYS = ("game", "opponent_weights")
 #: The environment's reward options, one typed field each (the environment defines them).
 ENV_REWARD_KEYS = ("reward", "vp_delta", "step_reward", "truncation_reward")
+#: Largest seed: seeds are ``seed + step`` and NumPy's must stay below 2**32 (the checkpoint
+#: bounds the step the same way).
+MAX_SEED = 2**31 - 1
 
 
 class TrainConfigError(ValueError):
@@ -287,6 +291,7 @@ def validate(cfg: TrainConfig) -> None:
         _require(getattr(cfg, name) >= 1, name, f"must be >= 1, got {getattr(cfg, name)}")
     for name in ("eval_every", "eval_games", "seed"):
         _require(getattr(cfg, name) >= 0, name, f"must be >= 0, got {getattr(cfg, name)}")
+    _require(cfg.seed <= MAX_SEED, "seed", f"must be <= {MAX_SEED}, got {cfg.seed}")
     _require(2 <= cfg.num_players <= 6, "num_players", f"must be 2..6, got {cfg.num_players}")
     if cfg.learner_seat is not None:
         _require(0 <= cfg.learner_seat < cfg.num_players, "learner_seat",
@@ -465,10 +470,11 @@ def parse_override(item: str) -> tuple[str, Any]:
     else:
         key, _, text = item.partition("=")
     key = key.strip()
-    try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError as exc:
-        raise TrainConfigError(f"override {item!r}: value is not valid YAML ({exc})") from None
+    try:  # plain data only, bounded like a config file (no tags, aliases or deep nesting)
+        value = parse_yaml(text, what="value") if text.strip() else ""
+    except UntrustedInputError as exc:
+        raise TrainConfigError(f"config key {key.partition('.')[0]!r} (override {item!r}): "
+                               f"{exc}") from None
     return key, value
 
 
@@ -502,11 +508,10 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         p = data_path(path)
         if not p.is_file():
             raise TrainConfigError(f"config file {str(p)!r} does not exist")
-        try:
-            data = yaml.safe_load(p.read_text()) or {}
-        except yaml.YAMLError as exc:
-            message = " ".join(str(exc).split())
-            raise TrainConfigError(f"config file {str(p)!r} is not valid YAML: {message}") from None
+        try:  # a run folder's config.yaml may come from anyone: bounded, plain data only
+            data = load_yaml(p, what="config file") or {}
+        except UntrustedInputError as exc:
+            raise TrainConfigError(str(exc)) from None
         if not isinstance(data, dict):
             raise TrainConfigError(f"config file {str(p)!r} must hold a mapping of keys to values")
         source = str(p)

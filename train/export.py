@@ -19,7 +19,6 @@ Command line: ``python -m zavandor_env.train.export model.zip [policy.npz]``.
 from __future__ import annotations
 
 import io
-import json
 import re
 import sys
 import zipfile
@@ -38,6 +37,9 @@ from zavandor_env.agents.policy_file import (
     load_policy,
     save_policy,
 )
+from zavandor_env.engine.files import MAX_CONFIG_BYTES, parse_json
+
+from .checkpointing import read_entry
 
 __all__ = [
     "FORMAT",
@@ -187,11 +189,11 @@ def policy_from_sb3_zip(path: str | Path, info: dict[str, Any] | None = None) ->
             "reading a .zip checkpoint needs torch (pip install 'zavandor-env[rl]')"
         ) from exc
     try:
-        with zipfile.ZipFile(path) as zf:
-            data = json.loads(zf.read("data"))
+        with zipfile.ZipFile(path) as zf:  # entries bounded before they are inflated
+            data = parse_json(read_entry(zf, "data", MAX_CONFIG_BYTES * 16), what="data")
             # weights_only: torch's restricted unpickler, which admits tensors and plain
             # containers only, so a crafted policy.pth cannot run code either.
-            state = torch.load(io.BytesIO(zf.read("policy.pth")), map_location="cpu",
+            state = torch.load(io.BytesIO(read_entry(zf, "policy.pth")), map_location="cpu",
                                weights_only=True)
     except Exception as exc:  # noqa: BLE001 -- zipfile, KeyError, JSON, torch: "unreadable"
         detail = " ".join(str(exc).split())

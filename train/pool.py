@@ -12,6 +12,7 @@ from typing import Any
 
 from zavandor_env.agents.policy_file import save_policy
 
+from .checkpointing import inside, saving
 from .config import TrainConfig
 from .export import policy_from_sb3
 from .opponents import PoolSpec
@@ -42,7 +43,8 @@ class OpponentPool:
         """Freeze the learner's current actor as a new snapshot; drop the oldest if full."""
         label = snapshot_label(step)
         name = f"{label.replace('@', '_')}.npz"
-        save_policy(policy_from_sb3(model, {"step": step}), self.directory / name)
+        with saving(self.directory.parent, f"pool snapshot of step {step}"):  # a full disk
+            save_policy(policy_from_sb3(model, {"step": step}), self.directory / name)
         self.snapshots = [s for s in self.snapshots if s[0] != label] + [(label, name)]
         del self.snapshots[: max(0, len(self.snapshots) - self.cfg.pool_size)]
         return label
@@ -60,7 +62,9 @@ class OpponentPool:
         return {"snapshots": [list(s) for s in self.snapshots]}
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
-        self.snapshots = [(str(label), str(name)) for label, name in data.get("snapshots", [])]
+        # A name from the state is a plain file of the pool folder (read_state checked it too).
+        self.snapshots = [(str(label), inside(self.directory, name, "pool snapshot").name)
+                          for label, name in data.get("snapshots", [])]
         missing = [name for _, name in self.snapshots if not (self.directory / name).is_file()]
         if missing:
             raise FileNotFoundError(f"pool snapshot file(s) {missing} are missing from "

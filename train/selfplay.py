@@ -35,9 +35,13 @@ from .checkpointing import (
     Checkpoint,
     CheckpointError,
     CheckpointWriter,
+    SaveError,
+    check_shape,
     find_resumable,
     latest_checkpoint,
+    model_shape,
     obs_fingerprint,
+    saving,
     write_text_atomic,
 )
 from .config import TrainConfig, TrainConfigError, load_config
@@ -78,8 +82,12 @@ def new_run_dir(cfg: TrainConfig) -> Path:
     while run_dir.exists():  # two runs started in the same second
         k += 1
         run_dir = base.with_name(f"{base.name}-{k}")
-    (run_dir / "checkpoints").mkdir(parents=True)
-    (run_dir / "pool").mkdir()
+    try:
+        (run_dir / "checkpoints").mkdir(parents=True)
+        (run_dir / "pool").mkdir()
+    except OSError:  # a full disk, a file in the way: leave no half-made run folder
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     return run_dir
 
 
@@ -177,15 +185,22 @@ def _close_quietly(close: Callable[[], Any]) -> None:
 def _start_or_resume(cfg: TrainConfig | None, resume: str | Path | None,
                      overrides: list[str] | None, warn: Callable[[str], None],
                      ) -> tuple[TrainConfig, Path, Checkpoint | None]:
-    """The config, the run folder and the checkpoint to continue from (None: a new run)."""
+    """The config, the run folder and the checkpoint to continue from (None: a new run).
+    A resumed run's config must keep the checkpoint's model shape (player count, network)."""
     if resume is not None:
         run_dir = Path(resume)
         cfg = load_run_config(run_dir, overrides)
-        return cfg, run_dir, find_resumable(run_dir, warn)
+        checkpoint = find_resumable(run_dir, warn)
+        check_shape(checkpoint, cfg)
+        return cfg, run_dir, checkpoint
     if cfg is None:
         cfg = load_config()
     run_dir = new_run_dir(cfg)
-    write_text_atomic(run_dir / "config.yaml", cfg.to_yaml())
+    try:
+        write_text_atomic(run_dir / "config.yaml", cfg.to_yaml())
+    except OSError:
+        shutil.rmtree(run_dir, ignore_errors=True)  # made by this call, holds nothing yet
+        raise
     return cfg, run_dir, None
 
 
@@ -266,18 +281,19 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         line = f"initialised from {init[0]}"
         writer.add_text("init_policy", line, 0)
         print(line)
-    checkpoints = CheckpointWriter(run_dir, checkpoint)
+    checkpoints = CheckpointWriter(run_dir, checkpoint, shape=model_shape(cfg))
 
     def save_checkpoint(step: int) -> None:
         payload = {"n_updates": int(model._n_updates), "pool": pool.state_dict(),
                    "rating": rating.state_dict(), "totals": totals,
                    "obs_fingerprint": obs_fingerprint()}
-        checkpoints.write(step, model.save, payload)
-        figures = {"step": step, "illegal_actions": totals["illegal_actions"],
-                   "eval": {k: r.to_dict() for k, r in callback.last_eval.items()}}
-        save_policy(policy_from_sb3(model, {**figures, "config": cfg.to_dict()}),
-                    run_dir / "policy.npz")
-        write_text_atomic(run_dir / "eval.json", json.dumps(figures, indent=2))
+        with saving(run_dir, f"checkpoint of step {step}"):  # a full disk: one line
+            checkpoints.write(step, model.save, payload)
+            figures = {"step": step, "illegal_actions": totals["illegal_actions"],
+                       "eval": {k: r.to_dict() for k, r in callback.last_eval.items()}}
+            save_policy(policy_from_sb3(model, {**figures, "config": cfg.to_dict()}),
+                        run_dir / "policy.npz")
+            write_text_atomic(run_dir / "eval.json", json.dumps(figures, indent=2))
         pool.prune_files(checkpoints.kept_snapshot_files)
 
     start = int(model.num_timesteps)
@@ -307,6 +323,6 @@ def _interrupted(run_dir: Path, step: int, updating: bool,
         try:
             save_checkpoint(step)
             saved = step
-        except KeyboardInterrupt:  # a second Ctrl-C: keep the last complete checkpoint
+        except (KeyboardInterrupt, SaveError):  # a second Ctrl-C, a full disk: keep the last
             pass
     return TrainingInterrupted(run_dir, saved, latest_checkpoint(run_dir) is not None, step)

@@ -272,6 +272,10 @@ def _eval_config(args: argparse.Namespace) -> Any:
         )
     if args.game:
         config = _with_game_file(config, args.game, players_given=args.players is not None)
+    if args.trust_pickle:  # the caller's consent, for every agent (no spec can give it)
+        import dataclasses
+
+        config = dataclasses.replace(config, agents=[s.trusting() for s in config.agents])
     return config
 
 
@@ -318,7 +322,7 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
             opponents=tuple(args.opponents), mcts_iterations=args.mcts_iterations,
             game_options=(sc.game_options_from_file(args.game) if args.game
                           else dict(sc.DEFAULT_GAME_OPTIONS)),
-            workers=args.workers, game_file=args.game,
+            workers=args.workers, game_file=args.game, trust_pickle=args.trust_pickle,
         )
         sc.plan(config)  # every agent built once: a bad spec or file fails before any game
         existed = args.out is not None and Path(args.out).exists()
@@ -357,7 +361,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             raise UsageError(f"--seat must be 0..{n - 1} in a {n}-player game, got {args.seat}")
         if args.save:
             _check_writable_file(args.save)
-        opponents = [make_agent(spec, seed=args.seed + i) for i, spec in enumerate(args.opponents)]
+        opponents = [make_agent(spec, seed=args.seed + i, trust_pickle=args.trust_pickle)
+                     for i, spec in enumerate(args.opponents)]
     except (OSError, ValueError) as exc:
         return _fail("play", exc)
     seat = args.seat
@@ -541,6 +546,16 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _add_trust_pickle(parser: argparse.ArgumentParser) -> None:
+    """The one way to let agents unpickle their files: typed by the user, never read from a
+    spec (a tournament file or a spec may come from someone else; see agents.registry)."""
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="let policy agents load SB3 .zip checkpoints, which are unpickled "
+                        "and can run code from the file: only for files you trust (agent "
+                        "specs cannot ask for this; convert instead with python -m "
+                        "zavandor_env.train.export FILE.zip)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="zavandor", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -608,6 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "local Ray started for the run, or on the cluster at --address")
     ev.add_argument("--address", metavar="ADDR", default=None, help="with --ray: join this "
                     "Ray cluster ('auto' on one of its nodes, or ray://HEAD:10001)")
+    _add_trust_pickle(ev)
     ev.set_defaults(func=_cmd_eval)
 
     card = sub.add_parser(
@@ -648,6 +664,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="replace the card an earlier scorecard wrote to --out")
     card.add_argument("--no-chart", action="store_true", help="skip scorecard.png")
     card.add_argument("--quiet", action="store_true", help="no progress")
+    _add_trust_pickle(card)
     card.set_defaults(func=_cmd_scorecard)
 
     play = sub.add_parser(
@@ -662,6 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--save", metavar="FILE", help="write the game's replay JSON here (also "
                       "when you quit or press Ctrl-C)")
     play.add_argument("--no-colour", action="store_true")
+    _add_trust_pickle(play)
     play.set_defaults(func=_cmd_play)
 
     check = sub.add_parser(

@@ -45,6 +45,7 @@ from ..checkpointing import (
     CheckpointError,
     CheckpointWriter,
     latest_checkpoint,
+    model_shape,
     obs_fingerprint,
 )
 from ..config import SNAPSHOT, TrainConfig, load_config
@@ -278,7 +279,7 @@ class _Trainer:
         self.writer = SummaryWriter(str(run_dir))
         if checkpoint is None:
             self.writer.add_text("config", cfg.to_markdown(), 0)
-        self.checkpoints = CheckpointWriter(run_dir, checkpoint)
+        self.checkpoints = CheckpointWriter(run_dir, checkpoint, shape=model_shape(cfg))
         self.snapshots = Schedule(cfg.snapshot_every, self.start_step)
         self.evals = Schedule(cfg.eval_every, self.start_step)
         self.saves = Schedule(cfg.checkpoint_every, self.start_step)
