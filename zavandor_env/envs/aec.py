@@ -16,11 +16,17 @@ mask.  The layout is in ``docs/observation.md``.
 Rewards (all settings in :class:`~zavandor_env.envs.rewards.RewardConfig`): a game that ends by
 the rules pays each seat its terminal reward (``reward`` scheme, default ``"win"``: +1 to the
 winner, -1 to the loser in 2-player games) computed from the game's
-:class:`~zavandor_env.engine.outcome.Outcome`, which also appears as ``infos[agent]["outcome"]``
-once the game is over.  A game cut off by a safety limit (``max_rounds``, ``max_decisions``) has
-no winner: it ends every agent with ``truncations`` true and pays each ``truncation_reward``
-(default -1).  Shaping, off by default: ``vp_delta`` per VP gained and ``step_reward`` per
-own decision.
+:class:`~zavandor_env.engine.outcome.Outcome`, which :meth:`raw_env.outcome` returns
+(``env.unwrapped.outcome()`` through the wrappers).  A game cut off by a safety limit
+(``max_rounds``, ``max_decisions``) has no winner: it ends every agent with ``truncations`` true
+and pays each ``truncation_reward`` (default -1).  Shaping, off by default: ``vp_delta`` per VP
+gained and ``step_reward`` per own decision.
+
+``infos[agent]`` holds, at every step, ``action_mask`` and the result keys of
+:mod:`.info` (``game_over``, ``terminated``, ``truncated``, ``illegal_action``, ``scores``,
+``ranks``, ``winners``, ``rounds``): only values that replay buffers can batch, the same keys
+however the game ends (by the rules, by a safety limit, or by an illegal action through
+:func:`env`).
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
 from ..engine.game import check_seed
 from ..engine.native import resolve_backend
-from ..engine.outcome import game_outcome
+from ..engine.outcome import Outcome, game_outcome
+from .info import result_info, running_info
 from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
 from .render import RENDER_MODES, Renderer
 from .rewards import RewardConfig
@@ -57,23 +64,37 @@ def env(num_players: int = 2, render_mode: str | None = None, **options: Any) ->
     action ends the game with ``illegal_reward`` (default -1) for the offender.
     """
     raw = raw_env(num_players=num_players, render_mode=render_mode, **options)
-    wrapped: AECEnv = wrappers.TerminateIllegalWrapper(
-        raw, illegal_reward=raw.reward_config.illegal_reward
-    )
+    wrapped: AECEnv = EndOnIllegalWrapper(raw, illegal_reward=raw.reward_config.illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
     return wrapped
 
 
+class EndOnIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` (an illegal action ends the game with
+    ``illegal_reward`` for the offender), which also writes the final result keys into every
+    agent's ``info``, so an illegal ending looks like any other ending to a consumer."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        ended_before = self._terminated
+        super().step(action)
+        if self._terminated and not ended_before:
+            raw: raw_env = self.env.unwrapped  # type: ignore[assignment]
+            raw.end_by_illegal_action(agent)
+
+
 def _check_option_names(rule_options: dict[str, Any]) -> None:
-    """Refuse a misspelt option in one line naming every option there is."""
+    """Refuse a misspelt option in one line naming every option there is: a ``TypeError``,
+    Python's error for an unexpected keyword, which libraries probing optional keywords
+    (TorchRL's ``GymEnv``, ``frameskip``) expect."""
     if "score_truncated" in rule_options:
-        raise ValueError("score_truncated was removed: a truncated game has no winner and "
+        raise TypeError("score_truncated was removed: a truncated game has no winner and "
                          "pays truncation_reward to every seat")
     rules = sorted(f.name for f in fields(GameConfig) if f.name != "num_players")
     unknown = sorted(set(rule_options) - set(rules))
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; reward options: "
+        raise TypeError(f"unknown option(s) {unknown}; reward options: "
                          f"{list(RewardConfig.names())}; rule options: {rules}")
 
 
@@ -188,8 +209,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
+        n = len(self.agents)
         self.infos: dict[str, dict[str, Any]] = {
-            agent: {"action_mask": np.zeros(NUM_ACTIONS, np.int8)} for agent in self.agents
+            agent: {"action_mask": np.zeros(NUM_ACTIONS, np.int8), **running_info(n)}
+            for agent in self.agents
         }
         self._vp = self.game.scores()
         self._rewards_set = False
@@ -264,11 +287,27 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             self.rewards[agent] += value
         self._rewards_set = True
         done = self.terminations if game.terminated else self.truncations
+        result = result_info(outcome)
         for agent in self.agents:
             done[agent] = True
             self.infos[agent]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
-            self.infos[agent]["outcome"] = outcome
+            self.infos[agent].update(result)
         self._deads_step_first()
+
+    def end_by_illegal_action(self, offender: str) -> None:
+        """Write the result keys of a game that ``offender``'s illegal action ended (called by
+        :class:`EndOnIllegalWrapper`, which has already set the flags and rewards)."""
+        outcome = game_outcome(self.game)
+        for agent in self.possible_agents:
+            info = self.infos.setdefault(agent, {})
+            info["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
+            info.update(result_info(outcome, illegal_action=agent == offender))
+
+    def outcome(self) -> Outcome:
+        """The game's :class:`~zavandor_env.engine.outcome.Outcome`: final once the game is
+        over by the rules or a safety limit; after an illegal action through :func:`env`, that
+        of the unfinished game (``terminated`` and ``truncated`` both false, no winner)."""
+        return game_outcome(self.game)
 
     # ---- rendering ------------------------------------------------------------------------
     def render(self) -> Any:
