@@ -126,7 +126,7 @@ def test_masked_in_actions_apply_and_masked_out_actions_raise(n: int) -> None:
         agent = e.agent_selection
         mask = e.observe(agent)["action_mask"]
         assert mask.dtype == np.int8 and mask.any()
-        assert np.array_equal(mask, e.infos[agent]["action_mask"])
+        assert "action_mask" not in e.infos[agent]  # only in the observation (TorchRL)
         assert set(np.flatnonzero(mask)) == set(e.game.legal_actions())
         if step % 5 == 0:  # every masked-out action is refused and leaves the game untouched
             before = e.game.to_json()
@@ -217,14 +217,14 @@ def test_final_infos_carry_the_result_as_arrays_and_outcome_is_on_the_env() -> N
             final_infos[agent] = info
             e.step(None)
         else:
-            assert set(info) == {"action_mask", *RESULT_KEYS} and not info["game_over"]
+            assert set(info) == set(RESULT_KEYS) and not info["game_over"]
             legal = np.flatnonzero(obs["action_mask"])
             e.step(int(legal[rng.randrange(len(legal))]))
     outcome = game_outcome(e.game)
     assert outcome.terminated and outcome.winners and e.outcome() == outcome
     assert set(final_infos) == set(e.possible_agents)
     for info in final_infos.values():
-        assert set(info) == {"action_mask", *RESULT_KEYS}
+        assert set(info) == set(RESULT_KEYS)
         assert info["game_over"] and info["terminated"] and not info["truncated"]
         assert info["scores"].tolist() == list(outcome.scores)
         assert info["ranks"].tolist() == list(outcome.ranks)
@@ -240,7 +240,7 @@ def test_an_illegal_action_through_env_gives_the_same_final_info_keys() -> None:
     e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     infos = {agent: e.infos[agent] for agent in e.possible_agents}
     for agent, info in infos.items():
-        assert set(info) == {"action_mask", *RESULT_KEYS}
+        assert set(info) == set(RESULT_KEYS)
         assert info["game_over"] and info["illegal_action"] == (agent == offender)
         assert not info["terminated"] and not info["winners"].any()
     assert not e.unwrapped.outcome().is_over  # the rules never ended this game
@@ -351,7 +351,7 @@ def test_score_truncated_is_refused_with_a_pointer_to_truncation_reward() -> Non
 def test_a_misspelt_option_is_a_type_error_naming_the_known_options() -> None:
     for factory in (raw_env, env):
         with pytest.raises(TypeError,
-                           match=r"unknown option\(s\) \['vp_detla'\]; reward options"):
+                           match=r"^got an unexpected keyword argument 'vp_detla'; reward options"):
             factory(vp_detla=0.1)
 
 

@@ -10,8 +10,9 @@ who must decide now: the turn player, but also each bidder in an auction, an auc
 selling gems to cover the price, and each Mirror/Cloak victim choosing the gem it loses.
 
 ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[67]}``; the mask
-is all zeros for an agent that is not selected.  ``infos[agent]["action_mask"]`` holds the same
-mask.  The layout is in ``docs/observation.md``.
+is all zeros for an agent that is not selected.  The mask is only in the observation, as in
+PettingZoo's classic games (TorchRL's ``PettingZooWrapper(use_mask=True)`` takes it from either
+place but fails when both hold it).  The layout is in ``docs/observation.md``.
 
 Rewards (all settings in :class:`~zavandor_env.envs.rewards.RewardConfig`): a game that ends by
 the rules pays each seat its terminal reward (``reward`` scheme, default ``"win"``: +1 to the
@@ -22,11 +23,10 @@ winner, -1 to the loser in 2-player games) computed from the game's
 and pays each ``truncation_reward`` (default -1).  Shaping, off by default: ``vp_delta`` per VP
 gained and ``step_reward`` per own decision.
 
-``infos[agent]`` holds, at every step, ``action_mask`` and the result keys of
-:mod:`.info` (``game_over``, ``terminated``, ``truncated``, ``illegal_action``, ``scores``,
-``ranks``, ``winners``, ``rounds``): only values that replay buffers can batch, the same keys
-however the game ends (by the rules, by a safety limit, or by an illegal action through
-:func:`env`).
+``infos[agent]`` holds, at every step, the result keys of :mod:`.info` (``game_over``,
+``terminated``, ``truncated``, ``illegal_action``, ``scores``, ``ranks``, ``winners``,
+``rounds``): only values that replay buffers can batch, the same keys however the game ends
+(by the rules, by a safety limit, or by an illegal action through :func:`env`).
 """
 
 from __future__ import annotations
@@ -90,12 +90,15 @@ def _check_option_names(rule_options: dict[str, Any]) -> None:
     (TorchRL's ``GymEnv``, ``frameskip``) expect."""
     if "score_truncated" in rule_options:
         raise TypeError("score_truncated was removed: a truncated game has no winner and "
-                         "pays truncation_reward to every seat")
+                        "pays truncation_reward to every seat")
     rules = sorted(f.name for f in fields(GameConfig) if f.name != "num_players")
     unknown = sorted(set(rule_options) - set(rules))
     if unknown:
-        raise TypeError(f"unknown option(s) {unknown}; reward options: "
-                         f"{list(RewardConfig.names())}; rule options: {rules}")
+        # Python's own wording for an unexpected keyword: libraries match it (TorchRL's
+        # GymEnv retries without ``frameskip`` on "unexpected keyword argument 'frameskip'").
+        others = f" (unknown options: {unknown})" if len(unknown) > 1 else ""
+        raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}{others}; "
+                        f"reward options: {list(RewardConfig.names())}; rule options: {rules}")
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
@@ -210,10 +213,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         n = len(self.agents)
-        self.infos: dict[str, dict[str, Any]] = {
-            agent: {"action_mask": np.zeros(NUM_ACTIONS, np.int8), **running_info(n)}
-            for agent in self.agents
-        }
+        self.infos: dict[str, dict[str, Any]] = {agent: running_info(n) for agent in self.agents}
         self._vp = self.game.scores()
         self._rewards_set = False
         self._skip_agent_selection = None
@@ -221,15 +221,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._select()
 
     def _select(self) -> None:
-        """Point ``agent_selection`` at the deciding player and publish its mask."""
+        """Point ``agent_selection`` at the deciding player and build its mask."""
         game = self.game
-        previous = self.agent_selection
-        agent = self.possible_agents[game.current_player]
-        if previous != agent:
-            self.infos[previous]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
-            self.agent_selection = agent
+        self.agent_selection = self.possible_agents[game.current_player]
         self._mask = mask_array(game.legal_actions())
-        self.infos[agent]["action_mask"] = self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
@@ -290,7 +285,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         result = result_info(outcome)
         for agent in self.agents:
             done[agent] = True
-            self.infos[agent]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
             self.infos[agent].update(result)
         self._deads_step_first()
 
@@ -299,9 +293,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         :class:`EndOnIllegalWrapper`, which has already set the flags and rewards)."""
         outcome = game_outcome(self.game)
         for agent in self.possible_agents:
-            info = self.infos.setdefault(agent, {})
-            info["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
-            info.update(result_info(outcome, illegal_action=agent == offender))
+            self.infos.setdefault(agent, {}).update(
+                result_info(outcome, illegal_action=agent == offender))
 
     def outcome(self) -> Outcome:
         """The game's :class:`~zavandor_env.engine.outcome.Outcome`: final once the game is
