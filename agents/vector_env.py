@@ -590,6 +590,14 @@ class ZavandorVectorEnv(VectorEnv):
         (``None`` before the slot's first game ends)."""
         return tuple(self._final_outcomes)
 
+    def final_outcome(self, env: int) -> Outcome:
+        """The :class:`~zavandor_env.engine.outcome.Outcome` of game slot ``env``'s last
+        finished game (``ValueError`` before its first game ends)."""
+        outcome = self._final_outcomes[env]
+        if outcome is None:
+            raise ValueError(f"game slot {env} has not finished a game yet")
+        return outcome
+
     # ---- inspection -----------------------------------------------------------------------
     @property
     def seats(self) -> np.ndarray:
