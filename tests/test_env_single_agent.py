@@ -78,6 +78,7 @@ def test_a_truncated_episode_pays_the_truncation_reward() -> None:
     assert truncated and not terminated and reward == -0.5
     assert sum(r for _, r, _, _, _ in steps) == -0.5
     assert env.outcome().winners == () and not info["winners"].any() and info["truncated"]
+    assert set(info) == {"action_mask", "seat", *RESULT_KEYS} and info["game_over"]
 
 
 def test_step_reward_is_added_to_each_learner_decision() -> None:
@@ -128,6 +129,8 @@ def test_an_illegal_learner_action_gives_the_same_final_info_keys() -> None:
 def test_an_unknown_option_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
         SingleAgentEnv(frameskip=4)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
+        gymnasium.make("Zavandor-v0", frameskip=4)  # what TorchRL's GymEnv probes
 
 
 def test_function_agents_and_agents_play_the_other_seats() -> None:
