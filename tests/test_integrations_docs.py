@@ -2,7 +2,7 @@
 PettingZoo's test utilities, Gymnasium's ``check_env`` and vector wrappers on ``make_vec``,
 SB3 / sb3-contrib on the single env and on the public native ``VecEnv``, Tianshou (PettingZoo
 multi-agent and Gymnasium DQN), TorchRL (``GymEnv``, ``PettingZooWrapper``,
-``check_env_specs``) and OpenSpiel (``random_sim_test`` and its IS-MCTS).
+``check_env_specs``, its DQN recipe) and OpenSpiel (``random_sim_test`` and its IS-MCTS).
 
 Each block runs whole in a fresh interpreter started in an empty folder, on this checkout's
 code; a block may shorten its run with ``STEPS = ...  # test: N`` (as in tests/test_readme.py).
