@@ -60,6 +60,7 @@ _CLASSES: dict[str, str] = {
     "naive": "zavandor_env.agents.naive:NaiveAgent",
     "planner": "zavandor_env.agents.planner:PlannerAgent",
     "mcts": "zavandor_env.agents.mcts:MCTSAgent",
+    "openspiel": "zavandor_env.openspiel:OpenSpielAgent",  # needs the openspiel extra
     "policy": "zavandor_env.agents.policy:PolicyAgent",
     "human": "zavandor_env.agents.human:HumanAgent",
 }

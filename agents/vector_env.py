@@ -18,13 +18,26 @@ observation vector and mask, same rewards), with Gymnasium's vector API:
   infos)``
 * ``action_masks() -> bool[N, A]`` (sb3-contrib's MaskablePPO convention)
 
-**Autoreset: same-step** (``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``, as SB3's
-``VecEnv`` does): the step that ends a game returns its final reward with ``terminated`` /
-``truncated`` set, and already the *next* game's first observation and mask; the finished
-game's last observation is in ``infos["final_obs"][i]`` and its result in
-``infos["final_info"]`` (``"outcome"``: the :class:`~zavandor_env.engine.outcome.Outcome`,
-plus ``"scores"`` int[N, P], ``"winners"`` (bit ``s``: seat ``s`` won), ``"rounds"``,
-``"seat"``), each with Gymnasium's boolean ``"_key"`` mask saying which games finished.
+**Autoreset** (``autoreset_mode``, reported in ``metadata["autoreset_mode"]``):
+
+* ``AutoresetMode.SAME_STEP`` (this class's default, as SB3's ``VecEnv`` does): the step that
+  ends a game returns its final reward with ``terminated`` / ``truncated`` set, and already the
+  *next* game's first observation and mask; the finished game's last observation is in
+  ``infos["final_obs"][i]`` and its result in ``infos["final_info"]``, each with Gymnasium's
+  boolean ``"_key"`` mask saying which games finished;
+* ``AutoresetMode.NEXT_STEP`` (Gymnasium's default, which its vector wrappers such as
+  ``NormalizeObservation`` require; ``gymnasium.make_vec("Zavandor-v0",
+  vectorization_mode="vector_entry_point")`` builds that): the ending step returns the finished
+  game's last observation in ``obs`` and its result directly in ``infos`` (with ``_key``
+  masks); the next
+  ``step`` ignores that game's action and returns the new game's first observation, reward 0.
+
+The result is the keys of :mod:`zavandor_env.envs.info`, batched: ``game_over``,
+``terminated``, ``truncated``, ``illegal_action`` bool[N], ``scores`` / ``ranks`` int32[N, P],
+``winners`` int8[N, P] (1: that seat won by the rules), ``rounds`` int32[N], plus ``seat``
+(the learner's) -- only arrays, so every library can batch them.  The rich
+:class:`~zavandor_env.engine.outcome.Outcome` of each game slot's last finished game is
+:attr:`ZavandorVectorEnv.final_outcomes` (``None`` before its first).
 
 Rewards come only from :class:`~zavandor_env.envs.rewards.RewardConfig`: a learner step pays
 ``step_reward + vp_delta * (learner VP now - learner VP at its previous decision)`` and, when
@@ -78,6 +91,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from zavandor_env.engine import GameConfig
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.agent import Agent
+from zavandor_env.engine.game import check_seed
 from zavandor_env.engine.native import core_module
 from zavandor_env.engine.outcome import Outcome, make_outcome
 from zavandor_env.envs.aec import _check_option_names
@@ -85,7 +99,8 @@ from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.envs.rewards import RewardConfig
 from zavandor_env.envs.single_agent import check_learner_seat
 
-__all__ = ["ZavandorVectorEnv", "bench_vector", "bench_vector_row", "outcome_from_arrays"]
+__all__ = ["ZavandorVectorEnv", "bench_vector", "bench_vector_row", "make_vector_env",
+           "outcome_from_arrays"]
 
 READY, PENDING, DONE = 0, 1, 2  # VecLearner.status
 KIND_LEARNER, KIND_RANDOM, KIND_HEURISTIC, KIND_EXTERNAL, KIND_NOVICE = -1, 0, 1, 2, 3
@@ -116,6 +131,16 @@ def outcome_from_arrays(
     is seat ``s``; ``decisions`` = decisions applied (``len(history)``)."""
     winners = [s for s in range(len(scores)) if (int(winners_mask) >> s) & 1]
     return make_outcome(scores, eliminated, winners, terminated, truncated, rounds, decisions)
+
+
+def _autoreset_mode(mode: object) -> AutoresetMode:
+    """``mode`` as an ``AutoresetMode`` (SAME_STEP or NEXT_STEP; the enum or its value)."""
+    supported = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+    for known in supported:
+        if mode == known or mode == known.value:
+            return known
+    raise ValueError(f"autoreset_mode must be one of {[m.value for m in supported]}, "
+                     f"got {mode!r}")
 
 
 def _native_weights(weights: Any) -> Any:
@@ -160,6 +185,8 @@ class ZavandorVectorEnv(VectorEnv):
             overrides, or ``None`` for the shipped ones).
         copy: return copies of the observation buffer (default) or the buffer itself (valid
             until the next ``step`` / ``reset``).
+        autoreset_mode: ``AutoresetMode.SAME_STEP`` (default) or ``NEXT_STEP`` (or their
+            names, ``"SameStep"`` / ``"NextStep"``), see the module docstring.
         reward, vp_delta, step_reward, truncation_reward, illegal_reward: the
             :class:`~zavandor_env.envs.rewards.RewardConfig` fields.
         **rule_options: :class:`~zavandor_env.engine.GameConfig` fields (``max_rounds``, ...).
@@ -178,6 +205,7 @@ class ZavandorVectorEnv(VectorEnv):
         heuristic_weights: Any = None,
         planner_params: Any = None,
         copy: bool = True,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         reward: str = RewardConfig.reward,
         vp_delta: float = RewardConfig.vp_delta,
         step_reward: float = RewardConfig.step_reward,
@@ -199,6 +227,8 @@ class ZavandorVectorEnv(VectorEnv):
         self.num_players = p
         self.learner_seat = learner_seat
         self.copy = copy
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.render_mode = None
         self.single_observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -206,7 +236,8 @@ class ZavandorVectorEnv(VectorEnv):
             self.single_observation_space, n)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
 
-        self._seed = random.SystemRandom().randrange(2**63) if seed is None else int(seed)
+        self._seed = (random.SystemRandom().randrange(2**63) if seed is None
+                      else check_seed(seed, or_none=True))
         self._rng = np.random.default_rng(self._seed)
         self._weights = _native_weights(heuristic_weights)
         self._planner = _native_planner(planner_params)
@@ -238,6 +269,8 @@ class ZavandorVectorEnv(VectorEnv):
         # Python agents per (game slot, opponent index, spec): (the spec, its agent).
         self._built: dict[tuple[int, int, str], tuple[Any, Agent]] = {}
         self._labels: list[list[str]] = [["random"] * (p - 1) for _ in range(n)]
+        self._final_outcomes: list[Outcome | None] = [None] * n
+        self._to_restart = np.zeros(n, bool)  # NEXT_STEP: games that ended on the last step
         self._started = False
         self.episodes = 0  # games finished since construction
 
@@ -417,10 +450,11 @@ class ZavandorVectorEnv(VectorEnv):
         if seed is not None:
             if isinstance(seed, (list, tuple)):
                 raise ValueError("give one integer seed for the whole vector env")
-            self._seed = int(seed)
+            self._seed = check_seed(seed, or_none=True)
             self._rng = np.random.default_rng(self._seed)
             self._vec.reseed(self._seed)
         self._start_all(range(self.num_envs))
+        self._to_restart[:] = False
         self._started = True
         self._after_decision_point(np.ones(self.num_envs, bool))
         self._vec.observe(self._obs, self._mask)
@@ -440,6 +474,7 @@ class ZavandorVectorEnv(VectorEnv):
         vec = self._vec
         vec.step(buf)  # ValueError naming the game for an illegal action; nothing changed
         self._resolve_pending()
+        restarted = self._restart_ended()
         vec.status(self._status)
         vec.vp(self._vp)
         cfg = self.reward_config
@@ -449,12 +484,21 @@ class ZavandorVectorEnv(VectorEnv):
         terminated = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
         infos: dict[str, Any] = {}
+        if restarted is not None:
+            rewards[restarted] = 0.0  # a new game's first observation: nothing paid yet
+            learner_vp[restarted] = self._last_vp[restarted]
         if done.any():
             # Every game's observation now: the finished ones' last (final_obs), the others'
             # current one (resetting the finished games does not touch them).
             vec.observe(self._obs, self._mask)
-            infos = self._finish(done, rewards, terminated, truncated)
+            result = self._finish(done, rewards, terminated, truncated)
             self._last_vp[:] = learner_vp
+            if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+                self._to_restart |= done  # restarted by the next step
+                return (self._out_obs(), rewards.astype(np.float32), terminated, truncated,
+                        result)
+            infos = {"final_obs": self._final_obs(done), "_final_obs": done,
+                     "final_info": result, "_final_info": done}
             finished = np.flatnonzero(done)
             self._start_all(finished.tolist())
             self._after_decision_point(done)
@@ -464,6 +508,17 @@ class ZavandorVectorEnv(VectorEnv):
             self._last_vp[:] = learner_vp
             vec.observe(self._obs, self._mask)
         return (self._out_obs(), rewards.astype(np.float32), terminated, truncated, infos)
+
+    def _restart_ended(self) -> np.ndarray | None:
+        """NEXT_STEP: start new games in the slots whose game ended on the previous step (the
+        native step skipped them, their actions unread); bool[N] of those, or None."""
+        if not self._to_restart.any():
+            return None
+        restarted = self._to_restart.copy()
+        self._to_restart[:] = False
+        self._start_all(np.flatnonzero(restarted).tolist())
+        self._after_decision_point(restarted)
+        return restarted
 
     def action_masks(self) -> np.ndarray:
         """bool[N, A]: each game's legal learner actions now (MaskablePPO)."""
@@ -496,27 +551,52 @@ class ZavandorVectorEnv(VectorEnv):
         vec.decisions(decisions)
         terminated &= done
         truncated &= done
-        final_obs = np.full(n, None, dtype=object)
-        outcomes = np.full(n, None, dtype=object)
+        ranks = np.zeros((n, p), np.int32)
+        won = np.zeros((n, p), np.int8)
         vp, seats = self._vp.tolist(), self._seats.tolist()
         for env in np.flatnonzero(done).tolist():
             outcome = outcome_from_arrays(vp[env], eliminated[env].tolist(), winners[env],
                                           terminated[env], truncated[env], rounds[env],
                                           decisions[env])
             rewards[env] += cfg.final_rewards(outcome)[seats[env]]
-            outcomes[env] = outcome
-            final_obs[env] = self._obs[env].copy()
+            self._final_outcomes[env] = outcome
+            ranks[env] = outcome.ranks
+            won[env, list(outcome.winners)] = 1
         self.episodes += int(done.sum())
         mask = done.copy()
-        final_info = {
-            "outcome": outcomes, "_outcome": mask,
-            "scores": self._vp.copy(), "_scores": mask,
-            "winners": np.where(terminated, winners, 0), "_winners": mask,
-            "rounds": rounds, "_rounds": mask,
-            "seat": self._seats.copy(), "_seat": mask,
+        values = {
+            "game_over": done.copy(), "terminated": terminated.copy(),
+            "truncated": truncated.copy(), "illegal_action": np.zeros(n, bool),
+            "scores": np.where(done[:, None], self._vp, 0).astype(np.int32), "ranks": ranks,
+            "winners": won, "rounds": np.where(done, rounds, 0), "seat": self._seats.copy(),
         }
-        return {"final_obs": final_obs, "_final_obs": mask,
-                "final_info": final_info, "_final_info": mask}
+        result: dict[str, Any] = {}
+        for key, value in values.items():
+            result[key] = value
+            result[f"_{key}"] = mask
+        return result
+
+    def _final_obs(self, done: np.ndarray) -> np.ndarray:
+        """The last observation of each game that just ended (an object array, ``None``
+        elsewhere), as Gymnasium's vector info lays it out."""
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for env in np.flatnonzero(done).tolist():
+            final_obs[env] = self._obs[env].copy()
+        return final_obs
+
+    @property
+    def final_outcomes(self) -> tuple[Outcome | None, ...]:
+        """Each game slot's last finished game's :class:`~zavandor_env.engine.outcome.Outcome`
+        (``None`` before the slot's first game ends)."""
+        return tuple(self._final_outcomes)
+
+    def final_outcome(self, env: int) -> Outcome:
+        """The :class:`~zavandor_env.engine.outcome.Outcome` of game slot ``env``'s last
+        finished game (``ValueError`` before its first game ends)."""
+        outcome = self._final_outcomes[env]
+        if outcome is None:
+            raise ValueError(f"game slot {env} has not finished a game yet")
+        return outcome
 
     # ---- inspection -----------------------------------------------------------------------
     @property
@@ -560,6 +640,29 @@ class ZavandorVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         for _spec, agent in getattr(self, "_built", {}).values():
             agent.close()
+
+
+def make_vector_env(
+    num_envs: int = 1,
+    num_players: int = 2,
+    opponents: Any = "novice",
+    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+    render_mode: None = None,
+    **options: Any,
+) -> ZavandorVectorEnv:
+    """``Zavandor-v0``'s vector entry point: ``gymnasium.make_vec("Zavandor-v0", num_envs,
+    vectorization_mode="vector_entry_point", **options)``.
+
+    The games of ``gymnasium.make("Zavandor-v0")`` (novice opponents by default, see
+    :mod:`zavandor_env.agents.gym_env`), ``num_envs`` of them batched natively, with
+    Gymnasium's default autoreset (``NEXT_STEP``, which its vector wrappers require).
+    ``options`` are :class:`ZavandorVectorEnv`'s (``seed``, ``learner_seat``, reward and rule
+    options); an unknown one raises ``TypeError``."""
+    if render_mode is not None:
+        raise ValueError(f"the vector env does not render (render_mode must be None, got "
+                         f"{render_mode!r})")
+    return ZavandorVectorEnv(num_envs, num_players, opponents=opponents,
+                             autoreset_mode=autoreset_mode, **options)
 
 
 class _PolicySlot:

@@ -23,5 +23,5 @@ for game in range(GAMES):
         action, _ = model.predict(obs, action_masks=masks, deterministic=True)
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
-    wins += info["outcome"].won(info["seat"])  # winners come only from the rules
+    wins += env.unwrapped.outcome().won(info["seat"])  # winners come only from the rules
 print(f"won {wins} of {GAMES} games against the default opponents")

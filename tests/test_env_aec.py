@@ -15,6 +15,7 @@ from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.data import DUST_TOKEN, Art
 from zavandor_env.engine.outcome import Outcome, competition_ranks, game_outcome
 from zavandor_env.envs import env, raw_env
+from zavandor_env.envs.info import RESULT_KEYS
 from zavandor_env.envs.rewards import RewardConfig, terminal_rewards
 
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
@@ -125,7 +126,7 @@ def test_masked_in_actions_apply_and_masked_out_actions_raise(n: int) -> None:
         agent = e.agent_selection
         mask = e.observe(agent)["action_mask"]
         assert mask.dtype == np.int8 and mask.any()
-        assert np.array_equal(mask, e.infos[agent]["action_mask"])
+        assert "action_mask" not in e.infos[agent]  # only in the observation (TorchRL)
         assert set(np.flatnonzero(mask)) == set(e.game.legal_actions())
         if step % 5 == 0:  # every masked-out action is refused and leaves the game untouched
             before = e.game.to_json()
@@ -205,7 +206,7 @@ def test_every_agent_receives_its_terminal_reward_from_the_outcome(scheme: str) 
         ]
 
 
-def test_final_infos_carry_the_outcome() -> None:
+def test_final_infos_carry_the_result_as_arrays_and_outcome_is_on_the_env() -> None:
     e = raw_env(num_players=3)
     e.reset(seed=4)
     rng = random.Random(4)
@@ -216,13 +217,33 @@ def test_final_infos_carry_the_outcome() -> None:
             final_infos[agent] = info
             e.step(None)
         else:
-            assert "outcome" not in info
+            assert set(info) == set(RESULT_KEYS) and not info["game_over"]
             legal = np.flatnonzero(obs["action_mask"])
             e.step(int(legal[rng.randrange(len(legal))]))
     outcome = game_outcome(e.game)
-    assert outcome.terminated and outcome.winners
+    assert outcome.terminated and outcome.winners and e.outcome() == outcome
     assert set(final_infos) == set(e.possible_agents)
-    assert all(info["outcome"] == outcome for info in final_infos.values())
+    for info in final_infos.values():
+        assert set(info) == set(RESULT_KEYS)
+        assert info["game_over"] and info["terminated"] and not info["truncated"]
+        assert info["scores"].tolist() == list(outcome.scores)
+        assert info["ranks"].tolist() == list(outcome.ranks)
+        assert np.flatnonzero(info["winners"]).tolist() == list(outcome.winners)
+        assert info["rounds"] == outcome.rounds
+
+
+def test_an_illegal_action_through_env_gives_the_same_final_info_keys() -> None:
+    e = env(num_players=2)
+    e.reset(seed=0)
+    obs, *_ = e.last()
+    offender = e.agent_selection
+    e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    infos = {agent: e.infos[agent] for agent in e.possible_agents}
+    for agent, info in infos.items():
+        assert set(info) == set(RESULT_KEYS)
+        assert info["game_over"] and info["illegal_action"] == (agent == offender)
+        assert not info["terminated"] and not info["winners"].any()
+    assert not e.unwrapped.outcome().is_over  # the rules never ended this game
 
 
 def test_vp_delta_shaping_sums_to_the_vp_gained() -> None:
@@ -323,13 +344,15 @@ def test_reward_defaults_are_documented_values() -> None:
 
 
 def test_score_truncated_is_refused_with_a_pointer_to_truncation_reward() -> None:
-    with pytest.raises(ValueError, match="truncation_reward"):
+    with pytest.raises(TypeError, match="truncation_reward"):
         raw_env(score_truncated=True)
 
 
-def test_a_misspelt_option_is_refused_naming_the_known_options() -> None:
-    with pytest.raises(ValueError, match=r"unknown option\(s\) \['vp_detla'\]; reward options"):
-        raw_env(vp_detla=0.1)
+def test_a_misspelt_option_is_a_type_error_naming_the_known_options() -> None:
+    for factory in (raw_env, env):
+        with pytest.raises(TypeError,
+                           match=r"^got an unexpected keyword argument 'vp_detla'; reward options"):
+            factory(vp_detla=0.1)
 
 
 def test_wrapped_env_pays_the_illegal_reward_option() -> None:

@@ -29,7 +29,8 @@ QUICKSTART = ROOT / "docs" / "quickstart.py"
 
 
 def _episodes(env: gymnasium.Env, episodes: int, choose, seed: int = 0):
-    """Play whole episodes with ``choose(mask, rng)``; yields each final info."""
+    """Play whole episodes with ``choose(mask, rng)``; yields each game's outcome and the
+    learner's seat."""
     rng = np.random.default_rng(seed)
     for episode in range(episodes):
         env.reset(seed=seed + episode)
@@ -38,7 +39,7 @@ def _episodes(env: gymnasium.Env, episodes: int, choose, seed: int = 0):
             mask = env.unwrapped.action_masks()
             _, _, terminated, truncated, info = env.step(choose(mask, rng))
             done = terminated or truncated
-        yield info
+        yield env.unwrapped.outcome(), info["seat"]
 
 
 def _random(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -63,24 +64,24 @@ def test_gymnasium_make_plays_two_players_against_novice_opponents() -> None:
 
 def test_random_learner_episodes_in_the_default_env_end_by_the_rules() -> None:
     # Measured: 300 of 300 (the random learner opens auctions it cannot pay: the Curse).
-    infos = list(_episodes(gymnasium.make("Zavandor-v0"), 300, _random))
-    ended = sum(info["outcome"].terminated for info in infos)
-    assert ended >= 0.95 * len(infos)
+    results = list(_episodes(gymnasium.make("Zavandor-v0"), 300, _random))
+    ended = sum(outcome.terminated for outcome, _ in results)
+    assert ended >= 0.95 * len(results)
 
 
 def test_default_opponents_finish_games_against_a_learner_that_never_buys() -> None:
     # The novice ends the game itself: by owning five sentinels, or by cursing itself.
     # Measured over 200 games: 98% end by the rules, 60% with five sentinels owned.
-    infos = list(_episodes(gymnasium.make("Zavandor-v0"), 60, _passive, seed=100))
-    assert sum(info["outcome"].terminated for info in infos) >= 0.9 * len(infos)
-    by_sentinels = sum(info["outcome"].terminated and not any(info["outcome"].eliminated)
-                       for info in infos)
-    assert by_sentinels >= 0.4 * len(infos)
+    results = list(_episodes(gymnasium.make("Zavandor-v0"), 60, _passive, seed=100))
+    assert sum(outcome.terminated for outcome, _ in results) >= 0.9 * len(results)
+    by_sentinels = sum(outcome.terminated and not any(outcome.eliminated)
+                       for outcome, _ in results)
+    assert by_sentinels >= 0.4 * len(results)
 
 
 def test_random_play_almost_never_beats_the_default_opponents() -> None:
-    infos = list(_episodes(gymnasium.make("Zavandor-v0"), 100, _random, seed=7))
-    assert sum(info["outcome"].won(info["seat"]) for info in infos) <= 5
+    results = list(_episodes(gymnasium.make("Zavandor-v0"), 100, _random, seed=7))
+    assert sum(outcome.won(seat) for outcome, seat in results) <= 5
 
 
 def test_make_env_builds_one_agent_per_seat_from_specs() -> None:

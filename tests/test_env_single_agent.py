@@ -14,6 +14,7 @@ from zavandor_env.engine import IllegalActionError
 from zavandor_env.engine.agent import Agent, FunctionAgent
 from zavandor_env.engine.outcome import Outcome, game_outcome
 from zavandor_env.envs import SingleAgentEnv
+from zavandor_env.envs.info import RESULT_KEYS
 from zavandor_env.envs.observation import OBS_SIZE
 from zavandor_env.envs.rewards import RewardConfig
 
@@ -76,7 +77,8 @@ def test_a_truncated_episode_pays_the_truncation_reward() -> None:
     *_, (_, reward, terminated, truncated, info) = steps
     assert truncated and not terminated and reward == -0.5
     assert sum(r for _, r, _, _, _ in steps) == -0.5
-    assert info["outcome"].winners == () and info["winners"] == []
+    assert env.outcome().winners == () and not info["winners"].any() and info["truncated"]
+    assert set(info) == {"action_mask", "seat", *RESULT_KEYS} and info["game_over"]
 
 
 def test_step_reward_is_added_to_each_learner_decision() -> None:
@@ -103,13 +105,32 @@ def test_non_finite_reward_options_are_refused() -> None:
         SingleAgentEnv(illegal_reward=float("-inf"))
 
 
-def test_final_info_carries_the_outcome_scores_and_winners() -> None:
+def test_every_info_has_the_same_batchable_keys_and_outcome_is_on_the_env() -> None:
     env = SingleAgentEnv(num_players=2)
-    *_, (_, _, terminated, _, info) = _play(env, seed=4)
-    outcome = info["outcome"]
+    steps = list(_play(env, seed=4))
+    keys = {"action_mask", "seat", *RESULT_KEYS}
+    assert all(set(info) == keys for *_, info in steps)
+    *_, (_, _, terminated, _, info) = steps
+    outcome = env.outcome()
     assert terminated and isinstance(outcome, Outcome) and outcome == game_outcome(env.game)
-    assert info["scores"] == list(outcome.scores) and info["winners"] == list(outcome.winners)
-    assert info["rounds"] == outcome.rounds and outcome.winners
+    assert info["scores"].tolist() == list(outcome.scores)
+    assert np.flatnonzero(info["winners"]).tolist() == list(outcome.winners)
+    assert info["rounds"] == outcome.rounds and outcome.winners and info["game_over"]
+
+
+def test_an_illegal_learner_action_gives_the_same_final_info_keys() -> None:
+    env = SingleAgentEnv(num_players=2)
+    _, info = env.reset(seed=0)
+    *_, terminated, _, final = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert terminated and set(final) == set(info)
+    assert final["illegal_action"] and final["game_over"] and not final["terminated"]
+
+
+def test_an_unknown_option_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
+        SingleAgentEnv(frameskip=4)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
+        gymnasium.make("Zavandor-v0", frameskip=4)  # what TorchRL's GymEnv probes
 
 
 def test_function_agents_and_agents_play_the_other_seats() -> None:

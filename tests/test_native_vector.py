@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -156,9 +157,13 @@ def _compare_with_single_agent_env(venv: ZavandorVectorEnv, players: int,
                 live[i] = False
                 assert vinfo["_final_obs"][i] and vinfo["_final_info"][i], where
                 np.testing.assert_array_equal(vinfo["final_obs"][i], obs, err_msg=where)
-                outcome = vinfo["final_info"]["outcome"][i]
-                assert outcome == info["outcome"] == game_outcome(ref.game), where
-                assert vinfo["final_info"]["seat"][i] == seats[i]
+                outcome = venv.final_outcomes[i]
+                assert outcome == ref.outcome() == game_outcome(ref.game), where
+                final = vinfo["final_info"]
+                assert final["seat"][i] == seats[i]
+                assert final["scores"][i].tolist() == list(outcome.scores), where
+                assert final["ranks"][i].tolist() == list(outcome.ranks), where
+                assert np.flatnonzero(final["winners"][i]).tolist() == list(outcome.winners)
             else:
                 assert "_final_obs" not in vinfo or not vinfo["_final_obs"][i], where
                 np.testing.assert_array_equal(vobs[i], obs, err_msg=where)
@@ -576,7 +581,7 @@ def test_random_play_runs_and_every_game_ends(players):
         if done.any():
             assert (info["_final_info"] == done).all()
             for i in np.flatnonzero(done):
-                outcome = info["final_info"]["outcome"][i]
+                outcome = venv.final_outcomes[i]
                 assert outcome.is_over and outcome.num_players == players
         ended += done
         started += done
@@ -641,8 +646,59 @@ def test_bad_resets_raise_one_line_value_errors():
         _native.VecLearner(GameConfig().to_dict(), 2, -1)
     with pytest.raises(ValueError):
         ZavandorVectorEnv(2, 2, opponents=["random", "random"])
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="^got an unexpected keyword argument 'no_such_rule'"):
         ZavandorVectorEnv(2, 2, no_such_rule=1)
+
+
+@pytest.mark.parametrize("seed", [1.5, "3", True, -1])
+def test_a_non_integer_seed_is_refused_in_one_line(seed):
+    with pytest.raises(ValueError, match="^seed must be a non-negative integer"):
+        ZavandorVectorEnv(2, 2, seed=seed)
+    venv = ZavandorVectorEnv(2, 2, seed=0)
+    with pytest.raises(ValueError, match="^seed must be a non-negative integer"):
+        venv.reset(seed=seed)
+
+
+def _play_next_step(venv, steps, rng):
+    """Random legal learner play under NEXT_STEP autoreset (``venv`` may be wrapped); yields
+    each step's outputs."""
+    for _ in range(steps):
+        masks = venv.unwrapped.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        yield venv.step(actions)
+
+
+def test_next_step_autoreset_returns_the_last_observation_then_a_new_game():
+    venv = ZavandorVectorEnv(4, 2, opponents="novice", seed=3, autoreset_mode="NextStep")
+    assert venv.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    venv.reset(seed=3)
+    ended = np.zeros(4, bool)
+    endings = 0
+    for _obs, rew, term, trunc, info in _play_next_step(venv, 300, np.random.default_rng(0)):
+        # A slot that ended on the previous step starts a new game now: reward 0, not done.
+        assert (rew[ended] == 0).all() and not (term | trunc)[ended].any()
+        ended = term | trunc
+        if ended.any():
+            endings += int(ended.sum())
+            assert (info["_game_over"] == ended).all() and info["game_over"][ended].all()
+            for i in np.flatnonzero(ended):
+                outcome = venv.final_outcomes[i]
+                assert info["scores"][i].tolist() == list(outcome.scores)
+    assert endings > 0
+
+
+def test_gymnasium_make_vec_builds_the_native_vector_env_that_vector_wrappers_accept():
+    from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics
+
+    venv = gymnasium.make_vec("Zavandor-v0", 3, vectorization_mode="vector_entry_point")
+    assert isinstance(venv, ZavandorVectorEnv) and venv.num_envs == 3
+    wrapped = RecordEpisodeStatistics(NormalizeObservation(venv))
+    obs, _ = wrapped.reset(seed=0)
+    for obs, *_ in _play_next_step(wrapped, 100, np.random.default_rng(0)):
+        assert obs.shape == (3, OBS_SIZE) and np.isfinite(obs).all()
+    with pytest.raises(TypeError, match="frameskip"):
+        gymnasium.make_vec("Zavandor-v0", 2, vectorization_mode="vector_entry_point",
+                           frameskip=4)
 
 
 def test_illegal_actions_raise_before_anything_changes():

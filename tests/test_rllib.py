@@ -39,9 +39,13 @@ EXPECTED_SCALARS = {
 } | {f"actions/share_{name}" for name in BLOCK_NAMES}
 
 
+NEEDS_RAY = 'needs the [ray] extra: pip install -e ".[ray]"'
+
+
 def rllib() -> Any:
-    pytest.importorskip("ray")
-    return pytest.importorskip("ray.rllib")
+    """RLlib, or skip the test naming the extra that brings it."""
+    pytest.importorskip("ray", reason=NEEDS_RAY)
+    return pytest.importorskip("ray.rllib", reason=NEEDS_RAY)
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +72,7 @@ def make_env(**config: Any) -> Any:
 
 
 def test_env_asks_one_seat_at_a_time_and_pays_every_seat_its_aec_rewards() -> None:
+    rllib()  # skips without the [ray] extra, before the imports that need it
     from zavandor_env.train.rllib.env import MASK_KEY, OBS_KEY, SUMMARY_KEY
 
     env = make_env()
@@ -111,6 +116,7 @@ def test_env_asks_one_seat_at_a_time_and_pays_every_seat_its_aec_rewards() -> No
 
 
 def test_env_ends_the_game_on_an_illegal_action_and_says_so() -> None:
+    rllib()  # skips without the [ray] extra, before the imports that need it
     from zavandor_env.train.rllib.env import MASK_KEY, SUMMARY_KEY
 
     env = make_env(num_players=2)
@@ -123,6 +129,7 @@ def test_env_ends_the_game_on_an_illegal_action_and_says_so() -> None:
 
 
 def test_env_copies_on_different_runners_play_different_games() -> None:
+    rllib()  # skips without the [ray] extra, before the imports that need it
     from ray.rllib.env.env_context import EnvContext
 
     base = {"num_players": 2, "scripted": ["random"], "seed": 1}

@@ -248,7 +248,7 @@ class NativeVecEnv(VecEnv):
         final_obs = infos["final_obs"]
         final = infos["final_info"]
         for i in np.flatnonzero(dones).tolist():
-            outcome = final["outcome"][i]
+            outcome = self.venv.final_outcome(i)
             cut_off = bool(truncated[i])
             out[i] = {"terminal_observation": final_obs[i],
                       "TimeLimit.truncated": cut_off and self.bootstrap_truncated,

@@ -44,12 +44,15 @@ def register_gymnasium() -> None:
     The entry point is :func:`zavandor_env.agents.gym_env.make_env`: a 2-player game against
     rule-based ``"novice"`` opponents that finish their games (``SingleAgentEnv`` itself
     defaults to random opponents, which the Curse of the 9 Sages eliminates in the first
-    round).  It is a string, so the adapter (and PettingZoo) is imported only when
-    ``gymnasium.make`` is called."""
+    round).  The vector entry point, :func:`zavandor_env.agents.vector_env.make_vector_env`,
+    batches those games in the native core (``gymnasium.make_vec("Zavandor-v0", 8,
+    vectorization_mode="vector_entry_point")``).  Both are strings, so the adapters (and
+    PettingZoo) are imported only when ``gymnasium.make`` / ``make_vec`` is called."""
     from gymnasium.envs.registration import register, registry
 
     if GYM_ID not in registry:
-        register(id=GYM_ID, entry_point="zavandor_env.agents.gym_env:make_env")
+        register(id=GYM_ID, entry_point="zavandor_env.agents.gym_env:make_env",
+                 vector_entry_point="zavandor_env.agents.vector_env:make_vector_env")
 
 
 class _RegisterWhenGymnasiumLoads:

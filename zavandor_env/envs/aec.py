@@ -10,17 +10,23 @@ who must decide now: the turn player, but also each bidder in an auction, an auc
 selling gems to cover the price, and each Mirror/Cloak victim choosing the gem it loses.
 
 ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[67]}``; the mask
-is all zeros for an agent that is not selected.  ``infos[agent]["action_mask"]`` holds the same
-mask.  The layout is in ``docs/observation.md``.
+is all zeros for an agent that is not selected.  The mask is only in the observation, as in
+PettingZoo's classic games (TorchRL's ``PettingZooWrapper(use_mask=True)`` takes it from either
+place but fails when both hold it).  The layout is in ``docs/observation.md``.
 
 Rewards (all settings in :class:`~zavandor_env.envs.rewards.RewardConfig`): a game that ends by
 the rules pays each seat its terminal reward (``reward`` scheme, default ``"win"``: +1 to the
 winner, -1 to the loser in 2-player games) computed from the game's
-:class:`~zavandor_env.engine.outcome.Outcome`, which also appears as ``infos[agent]["outcome"]``
-once the game is over.  A game cut off by a safety limit (``max_rounds``, ``max_decisions``) has
-no winner: it ends every agent with ``truncations`` true and pays each ``truncation_reward``
-(default -1).  Shaping, off by default: ``vp_delta`` per VP gained and ``step_reward`` per
-own decision.
+:class:`~zavandor_env.engine.outcome.Outcome`, which :meth:`raw_env.outcome` returns
+(``env.unwrapped.outcome()`` through the wrappers).  A game cut off by a safety limit
+(``max_rounds``, ``max_decisions``) has no winner: it ends every agent with ``truncations`` true
+and pays each ``truncation_reward`` (default -1).  Shaping, off by default: ``vp_delta`` per VP
+gained and ``step_reward`` per own decision.
+
+``infos[agent]`` holds, at every step, the result keys of :mod:`.info` (``game_over``,
+``terminated``, ``truncated``, ``illegal_action``, ``scores``, ``ranks``, ``winners``,
+``rounds``): only values that replay buffers can batch, the same keys however the game ends
+(by the rules, by a safety limit, or by an illegal action through :func:`env`).
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
 from ..engine.game import check_seed
 from ..engine.native import resolve_backend
-from ..engine.outcome import game_outcome
+from ..engine.outcome import Outcome, game_outcome
+from .info import result_info, running_info
 from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
 from .render import RENDER_MODES, Renderer
 from .rewards import RewardConfig
@@ -57,24 +64,41 @@ def env(num_players: int = 2, render_mode: str | None = None, **options: Any) ->
     action ends the game with ``illegal_reward`` (default -1) for the offender.
     """
     raw = raw_env(num_players=num_players, render_mode=render_mode, **options)
-    wrapped: AECEnv = wrappers.TerminateIllegalWrapper(
-        raw, illegal_reward=raw.reward_config.illegal_reward
-    )
+    wrapped: AECEnv = EndOnIllegalWrapper(raw, illegal_reward=raw.reward_config.illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
     return wrapped
 
 
+class EndOnIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` (an illegal action ends the game with
+    ``illegal_reward`` for the offender), which also writes the final result keys into every
+    agent's ``info``, so an illegal ending looks like any other ending to a consumer."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        ended_before = self._terminated
+        super().step(action)
+        if self._terminated and not ended_before:
+            raw: raw_env = self.env.unwrapped  # type: ignore[assignment]
+            raw.end_by_illegal_action(agent)
+
+
 def _check_option_names(rule_options: dict[str, Any]) -> None:
-    """Refuse a misspelt option in one line naming every option there is."""
+    """Refuse a misspelt option in one line naming every option there is: a ``TypeError``,
+    Python's error for an unexpected keyword, which libraries probing optional keywords
+    (TorchRL's ``GymEnv``, ``frameskip``) expect."""
     if "score_truncated" in rule_options:
-        raise ValueError("score_truncated was removed: a truncated game has no winner and "
-                         "pays truncation_reward to every seat")
+        raise TypeError("score_truncated was removed: a truncated game has no winner and "
+                        "pays truncation_reward to every seat")
     rules = sorted(f.name for f in fields(GameConfig) if f.name != "num_players")
     unknown = sorted(set(rule_options) - set(rules))
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; reward options: "
-                         f"{list(RewardConfig.names())}; rule options: {rules}")
+        # Python's own wording for an unexpected keyword: libraries match it (TorchRL's
+        # GymEnv retries without ``frameskip`` on "unexpected keyword argument 'frameskip'").
+        others = f" (unknown options: {unknown})" if len(unknown) > 1 else ""
+        raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}{others}; "
+                        f"reward options: {list(RewardConfig.names())}; rule options: {rules}")
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
@@ -188,9 +212,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {
-            agent: {"action_mask": np.zeros(NUM_ACTIONS, np.int8)} for agent in self.agents
-        }
+        n = len(self.agents)
+        self.infos: dict[str, dict[str, Any]] = {agent: running_info(n) for agent in self.agents}
         self._vp = self.game.scores()
         self._rewards_set = False
         self._skip_agent_selection = None
@@ -198,15 +221,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._select()
 
     def _select(self) -> None:
-        """Point ``agent_selection`` at the deciding player and publish its mask."""
+        """Point ``agent_selection`` at the deciding player and build its mask."""
         game = self.game
-        previous = self.agent_selection
-        agent = self.possible_agents[game.current_player]
-        if previous != agent:
-            self.infos[previous]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
-            self.agent_selection = agent
+        self.agent_selection = self.possible_agents[game.current_player]
         self._mask = mask_array(game.legal_actions())
-        self.infos[agent]["action_mask"] = self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
@@ -264,11 +282,25 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             self.rewards[agent] += value
         self._rewards_set = True
         done = self.terminations if game.terminated else self.truncations
+        result = result_info(outcome)
         for agent in self.agents:
             done[agent] = True
-            self.infos[agent]["action_mask"] = np.zeros(NUM_ACTIONS, np.int8)
-            self.infos[agent]["outcome"] = outcome
+            self.infos[agent].update(result)
         self._deads_step_first()
+
+    def end_by_illegal_action(self, offender: str) -> None:
+        """Write the result keys of a game that ``offender``'s illegal action ended (called by
+        :class:`EndOnIllegalWrapper`, which has already set the flags and rewards)."""
+        outcome = game_outcome(self.game)
+        for agent in self.possible_agents:
+            self.infos.setdefault(agent, {}).update(
+                result_info(outcome, illegal_action=agent == offender))
+
+    def outcome(self) -> Outcome:
+        """The game's :class:`~zavandor_env.engine.outcome.Outcome`: final once the game is
+        over by the rules or a safety limit; after an illegal action through :func:`env`, that
+        of the unfinished game (``terminated`` and ``truncated`` both false, no winner)."""
+        return game_outcome(self.game)
 
     # ---- rendering ------------------------------------------------------------------------
     def render(self) -> Any:

@@ -25,8 +25,13 @@ Rewards are configured only in the AEC environment (:mod:`zavandor_env.envs.rewa
 are passed through unchanged).  A step's reward is everything the learner's seat was paid since
 its previous decision: its ``step_reward``, VP shaping, and at the end of the game its terminal
 reward or, for a game cut off by a safety limit (``truncated``, no winner), ``truncation_reward``
-(default -1).  The final ``info`` carries ``info["outcome"]``
-(:class:`~zavandor_env.engine.outcome.Outcome`) plus ``scores``, ``winners`` and ``rounds``.
+(default -1).
+
+Every step's ``info`` holds ``action_mask``, ``seat`` and the result keys of :mod:`.info`
+(``game_over``, ``terminated``, ``truncated``, ``illegal_action``, ``scores``, ``ranks``,
+``winners``, ``rounds``; zeros until the game is over): the same keys at every step, values
+that replay buffers can batch.  The game's :class:`~zavandor_env.engine.outcome.Outcome` is
+:meth:`SingleAgentEnv.outcome` (``env.unwrapped.outcome()`` through Gymnasium's wrappers).
 
 An illegal learner action ends the episode with ``illegal_reward`` (default -1) and
 ``info["illegal_action"] = True``; :attr:`SingleAgentEnv.illegal_actions` counts them.  With
@@ -46,8 +51,9 @@ from gymnasium import spaces
 from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
 from ..engine.agent import Agent
-from ..engine.outcome import game_outcome
+from ..engine.outcome import Outcome, game_outcome
 from .aec import raw_env
+from .info import result_info, running_info
 from .observation import OBS_BOUND, OBS_SIZE, mask_array
 from .render import RENDER_MODES, Renderer
 
@@ -187,8 +193,7 @@ class SingleAgentEnv(gymnasium.Env):
                 aec.step(action)  # raises IllegalActionError with the legal actions listed
             self.illegal_actions += 1
             self._done = True
-            info = self._final_info()
-            info["illegal_action"] = True
+            info = self._final_info(illegal_action=True)
             reward = aec.reward_config.illegal_reward
             return self._observation(), reward, True, False, info
         aec.step(int(action))
@@ -239,18 +244,20 @@ class SingleAgentEnv(gymnasium.Env):
     def _observation(self) -> np.ndarray:
         return self.aec._encoder.encode_game(self.aec.game, self._seat)
 
+    def outcome(self) -> Outcome:
+        """The game's :class:`~zavandor_env.engine.outcome.Outcome` (the one definition of a
+        result): final once the episode is over, except after an illegal learner action,
+        which ends the episode of a game still running (no winner)."""
+        return game_outcome(self.aec.game)
+
     def _info(self) -> dict[str, Any]:
         mask = mask_array(()) if self._done else self._learner_mask().copy()
-        return {"action_mask": mask, "seat": self._seat}
+        return {"action_mask": mask, "seat": self._seat, **running_info(self.num_players)}
 
-    def _final_info(self) -> dict[str, Any]:
+    def _final_info(self, illegal_action: bool = False) -> dict[str, Any]:
         """The last step's info: the result of the game (the one definition, ``Outcome``)."""
-        info = self._info()
-        outcome = game_outcome(self.aec.game)
-        info["outcome"] = outcome
-        info["scores"] = list(outcome.scores)
-        info["winners"] = list(outcome.winners)
-        info["rounds"] = outcome.rounds
+        info = {"action_mask": mask_array(()), "seat": self._seat}
+        info.update(result_info(self.outcome(), illegal_action))
         return info
 
     def _play_opponents(self) -> None:

@@ -1,0 +1,137 @@
+"""The game for OpenSpiel: ``import zavandor_env.openspiel`` registers ``python_zavandor``.
+
+::
+
+    import pyspiel
+    import zavandor_env.openspiel  # noqa: F401  (registers python_zavandor)
+
+    game = pyspiel.load_game("python_zavandor", {"players": 4})
+
+Needs the ``openspiel`` extra (``pip install -e ".[openspiel]"``: the ``open_spiel`` wheel);
+without it the import registers nothing and the ``openspiel`` agent refuses to build, naming
+the extra.
+
+What the game type says, and why:
+
+* **sequential**, **imperfect information** (the other players' card values and the decks'
+  order are hidden), **sampled stochastic** chance: the engine draws cards and breaks ties
+  with its own seeded generator, so there are no explicit chance nodes; each initial state
+  draws a game seed from the game's generator (parameter ``seed``: -1, the default, seeds it
+  from the OS; ``seed >= 0`` makes the sequence of deals reproducible).
+* **zero-sum, terminal rewards**: a game that ends by the rules pays each winner ``1/k``
+  (``k`` winners share) and each other seat ``-1/(n-k)`` (our ``"win"`` reward scheme, from the
+  game's :class:`~zavandor_env.engine.outcome.Outcome`); a game cut off by a safety limit
+  (``max_rounds`` rounds or ``max_decisions`` decisions) has no winner and returns 0 to every
+  seat (OpenSpiel's zero-sum utility cannot take our environments' ``truncation_reward``).
+* ``max_game_length`` is the engine's ``max_decisions`` (20 000): the game is cut off there, so
+  no game is longer (real games take a few hundred decisions).
+
+Observations: the **tensors** are our encoder's vector (``float32[710]``, seat-relative,
+``docs/observation.md``) for both the observation and the information state (it holds what
+the seat knows now; all actions are public, so the history adds nothing hidden).  The
+**strings** are a digest of that vector (and, for the information state, of the public action
+history), prefixed with the player and decision number: equal exactly when the seat's
+knowledge is equal, which is what IS-MCTS keys its tree on.
+
+``resample_from_infostate(player, sampler)`` draws a full game consistent with what ``player``
+knows, by our determinizer (:func:`zavandor_env.engine.determinize.determinize`), so
+OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``) runs on it.  Serialization
+(``pyspiel.serialize_game_and_state``, pickling) works: a state pickles its engine game.
+
+:class:`OpenSpielAgent` seats an OpenSpiel bot at our table (agent spec
+``openspiel:bot=ismcts,simulations=20``), so ``zavandor eval`` and ``scorecard`` can play it
+against our agents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .agents.registry import AgentSpecError
+from .engine.agent import Agent
+from .engine.determinize import determinize
+from .engine.view import PlayerView
+
+try:
+    import pyspiel
+except ImportError:  # the optional extra: the agent below says what is missing
+    pyspiel = None
+
+#: What to install when OpenSpiel is missing.
+NEEDS_EXTRA = 'OpenSpiel needs the openspiel extra: pip install -e ".[openspiel]"'
+
+if pyspiel is not None:
+    from ._openspiel_game import GAME_NAME, ZavandorGame, ZavandorState, on_backend
+else:
+    GAME_NAME = "python_zavandor"
+
+__all__ = ["GAME_NAME", "NEEDS_EXTRA", "OpenSpielAgent", "ZavandorGame", "ZavandorState"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ZavandorGame", "ZavandorState", "on_backend"):  # only without pyspiel
+        raise ImportError(NEEDS_EXTRA)
+    raise AttributeError(f"module 'zavandor_env.openspiel' has no attribute {name!r}")
+
+
+# ---- an OpenSpiel bot at our table ------------------------------------------------------------
+class OpenSpielAgent(Agent):
+    """An OpenSpiel bot playing one seat through our agent protocol (spec
+    ``openspiel:bot=ismcts,simulations=20,uct_c=2,rollouts=1``).
+
+    Each decision builds an OpenSpiel state from what the seat knows (a determinization of its
+    :class:`PlayerView`, which is all a bot may see) and asks the bot.  ``bot="ismcts"``:
+    OpenSpiel's Python IS-MCTS with ``simulations`` simulations per decision, UCT constant
+    ``uct_c`` and a random-rollout evaluator of ``rollouts`` rollouts; ``bot="random"``:
+    OpenSpiel's uniform random bot.
+    """
+
+    name = "openspiel"
+
+    def __init__(self, bot: str = "ismcts", simulations: int = 20, uct_c: float = 2.0,
+                 rollouts: int = 1, seed: int | None = None) -> None:
+        super().__init__(seed)
+        if pyspiel is None:
+            raise AgentSpecError(f"agent 'openspiel': {NEEDS_EXTRA}")
+        if bot not in ("ismcts", "random"):
+            raise ValueError(f"bot must be 'ismcts' or 'random', got {bot!r}")
+        for key, value in (("simulations", simulations), ("rollouts", rollouts)):
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{key} must be a positive integer, got {value!r}")
+        self.bot_name = bot
+        self.simulations = simulations
+        self.uct_c = float(uct_c)
+        self.rollouts = rollouts
+        self.name = f"openspiel-{bot}"
+        self._game: Any = None  # the ZavandorGame of the current player count
+        self._bot: Any = None
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
+        if self._game is None or self._game.num_players() != num_players:
+            self._game = pyspiel.load_game(GAME_NAME, {"players": num_players})
+        self._bot = self._make_bot(self._game, seat)
+
+    def _make_bot(self, game: Any, seat: int) -> Any:
+        np_rng = np.random.RandomState(self.rng.randrange(2**31))
+        if self.bot_name == "random":
+            return pyspiel.make_uniform_random_bot(seat, int(np_rng.randint(2**31)))
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=np_rng)
+        return ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.simulations,
+                                random_state=np_rng)
+
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
+        if self._game is None or self._bot is None:
+            raise RuntimeError("call reset() before act()")
+        if len(legal_actions) == 1:
+            return int(legal_actions[0])
+        sample = determinize(view, self.rng)
+        state = ZavandorState(self._game, on_backend(sample, self._game.backend))
+        action = int(self._bot.step(state))
+        return action if action in legal_actions else int(legal_actions[0])

@@ -1,0 +1,84 @@
+"""Stable-Baselines3 on the native core: an SB3 ``VecEnv`` of C++-batched games.
+
+SB3 takes its own ``VecEnv``, not Gymnasium's vector env, so
+:class:`~zavandor_env.agents.vector_env.ZavandorVectorEnv` cannot be handed to it directly;
+:func:`make_vec_env` builds the SB3 ``VecEnv`` that training itself uses
+(:class:`zavandor_env.train.native_vec.NativeVecEnv`): all games live in one native object and
+the opponents' moves are played in C++, so one learner step crosses into C++ once for every
+game.  It has ``action_masks()``, so sb3-contrib's ``MaskablePPO`` trains on it as is::
+
+    from sb3_contrib import MaskablePPO
+    from zavandor_env.sb3 import make_vec_env
+
+    venv = make_vec_env(8, num_players=2, opponents="novice", seed=0)
+    MaskablePPO("MlpPolicy", venv, seed=0).learn(2_048)
+
+SB3's step conventions hold: ``dones = terminated | truncated``, the next game's first
+observation in ``obs`` and the finished game's last in ``infos[i]["terminal_observation"]``;
+``infos[i]["outcome"]`` is the finished game's
+:class:`~zavandor_env.engine.outcome.Outcome` (SB3 never batches infos).  A game cut off by a
+safety limit is over for good (priced with ``truncation_reward``), so it is not reported as a
+time limit to bootstrap (``infos[i]["truncated"]`` holds the raw flag).
+
+This module sits above ``train`` in the layering (it builds training's ``VecEnv``), beside the
+CLI; it imports Stable-Baselines3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .agents.registry import parse_spec
+from .envs.aec import _check_option_names
+from .envs.rewards import RewardConfig
+from .train.config import ENV_REWARD_KEYS, TrainConfig
+from .train.native_vec import NativeVecEnv
+from .train.opponents import PoolSpec
+
+__all__ = ["NativeVecEnv", "make_vec_env"]
+
+#: The default opponents: those of ``gymnasium.make("Zavandor-v0")``.
+DEFAULT_OPPONENTS = "novice"
+
+
+def make_vec_env(
+    num_envs: int = 8,
+    num_players: int = 2,
+    opponents: str | Mapping[str, float] = DEFAULT_OPPONENTS,
+    seed: int = 0,
+    learner_seat: int | None = None,
+    **options: Any,
+) -> NativeVecEnv:
+    """``num_envs`` games on the native core as an SB3 ``VecEnv`` with ``action_masks()``.
+
+    Args:
+        num_envs: games stepped together.
+        num_players: 2 to 6.
+        opponents: one agent spec for every opponent seat (``"novice"``, the default;
+            ``"random"``, ``"heuristic"``, ``"naive"``, ``"planner"`` play natively; any other
+            spec such as ``"mcts:iterations=16"`` plays in Python, slowly), or a mapping
+            ``{spec: weight}`` drawn per seat and episode.
+        seed: seeds the games, the learner seats and the opponents' draws (SB3's
+            ``model.set_random_seed`` reseeds it, as for any ``VecEnv``).
+        learner_seat: the learner's seat, or ``None`` to draw it per episode.
+        **options: reward options (``reward``, ``vp_delta``, ``step_reward``,
+            ``truncation_reward``) and rule options (``max_rounds``, ...); an unknown one
+            raises ``TypeError``.  ``illegal_reward`` is refused: the native env raises on an
+            illegal action (a masked learner never takes one) rather than pay it.
+    """
+    if "illegal_reward" in options:
+        raise TypeError("illegal_reward does not apply: this VecEnv raises ValueError on an "
+                        "illegal action (MaskablePPO never takes one)")
+    _check_option_names({k: v for k, v in options.items() if k not in RewardConfig.names()})
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    rewards = {k: v for k, v in options.items() if k in ENV_REWARD_KEYS}
+    rules = {k: v for k, v in options.items() if k not in ENV_REWARD_KEYS}
+    cfg = TrainConfig(num_players=num_players, n_envs=num_envs, learner_seat=learner_seat,
+                      seed=seed, game=rules, **rewards)
+    weights = ({opponents: 1.0} if isinstance(opponents, str)
+               else {str(k): float(v) for k, v in opponents.items()})
+    for spec in weights:
+        parse_spec(spec)  # an unknown agent is refused now, not at the first reset
+    return NativeVecEnv(cfg, PoolSpec(weights=weights), seed=seed)
