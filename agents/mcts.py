@@ -61,7 +61,14 @@ investments and the progressive bias fades.  The flat search with full rollouts 
 2026-12-01, and ``MCTSAgent(algorithm="tree", horizon_rounds=1, policy="heuristic",
 no_ruin=False)`` the one before that.
 
-Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins).
+Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins), at
+most ``MAX_ITERATIONS`` or ``MAX_SECONDS``.  A timed search starts playouts while its budget
+lasts (the first one always) and drops one still running at twice the budget, so it returns
+within twice its budget plus the setup (the policy's choice when nothing completed); every
+search stops at ``MAX_SECONDS``.  A sample in which no allowed root action is legal still
+spends an iteration, and when none is legal in the searched game at all (an auction the seat
+opened but cannot pay, under ``avoid_curse``) the policy decides without a search.  The
+native search checks for Ctrl-C about every 10 ms (KeyboardInterrupt).
 Decisions outside phase 3 and bidding (debts, lost gems, free levels) are left to the
 policy when ``search_all`` is false, which saves most of the time for little loss.
 
@@ -107,6 +114,10 @@ from .planner import PlannerParams, native_planner_params, planner_decision, res
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
 ENGINES = ("native", "python")
 POLICIES = ("heuristic", "naive", "planner")
+#: The largest budgets of one decision (the native search's MCTS_MAX_ITERATIONS and
+#: MCTS_MAX_SECONDS): larger ones are refused, and no search runs longer than MAX_SECONDS.
+MAX_ITERATIONS = 1_000_000
+MAX_SECONDS = 3600.0
 
 
 def native_search_module() -> Any:
@@ -137,11 +148,47 @@ def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
         raise ValueError(f"{name} must be {options}, got {value!r}")
 
 
-def _check_count(name: str, value: object, minimum: int) -> None:
-    """One-line ``ValueError`` unless ``value`` is an integer of at least ``minimum``."""
+def _check_count(name: str, value: object, minimum: int, maximum: int | None = None) -> None:
+    """One-line ``ValueError`` unless ``value`` is an integer of at least ``minimum`` (and at
+    most ``maximum``)."""
     if type(value) is not int or value < minimum:
         kind = "a positive integer" if minimum == 1 else "a non-negative integer"
         raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value!r}")
+
+
+def _check_budget(iterations: object, seconds: object) -> None:
+    """One-line ``ValueError`` unless the budget is within the caps: ``seconds`` a number in
+    (0, MAX_SECONDS], or None and ``iterations`` an integer in [1, MAX_ITERATIONS]."""
+    if seconds is None:
+        _check_count("iterations", iterations, 1, MAX_ITERATIONS)
+    elif (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+          or not 0 < seconds <= MAX_SECONDS):
+        raise ValueError(f"seconds must be a number in (0, {MAX_SECONDS:g}], got {seconds!r}")
+
+
+class _Clock:
+    """When a Python search must stop (the native search's MctsSearch::must_stop).
+
+    A timed search starts playouts until its budget is spent (the first one always) and
+    drops a playout still running once the budget is spent and another has completed, or at
+    twice the budget: it returns within twice its budget plus the setup.  Every search stops
+    at MAX_SECONDS."""
+
+    __slots__ = ("done", "hard", "soft")
+
+    def __init__(self, seconds: float | None) -> None:
+        start = time.perf_counter()
+        self.soft = None if seconds is None else start + seconds
+        self.hard = start + (MAX_SECONDS if seconds is None else min(2 * seconds, MAX_SECONDS))
+        self.done = 0  # playouts completed
+
+    def must_stop(self) -> bool:
+        now = time.perf_counter()
+        if now >= self.hard:
+            return True
+        return self.soft is not None and self.done > 0 and now >= self.soft
 
 
 class MCTSAgent(Agent):
@@ -227,10 +274,7 @@ class MCTSAgent(Agent):
         if opponent_model == "heuristic" and policy != "heuristic":
             raise ValueError(f"opponent_model='heuristic' is the old name of 'policy' and "
                              f"means the heuristic; with policy={policy!r} say 'policy'")
-        if seconds is None:
-            _check_count("iterations", iterations, 1)
-        elif seconds <= 0:
-            raise ValueError(f"seconds must be positive, got {seconds!r}")
+        _check_budget(iterations, seconds)
         _check_count("max_depth", max_depth, 0)
         _check_count("min_pairs", min_pairs, 0)
         check_flags(search_all=search_all, avoid_curse=avoid_curse, no_ruin=no_ruin)
@@ -321,9 +365,22 @@ class MCTSAgent(Agent):
 
     # ---- search -------------------------------------------------------------------------
     def search(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        """The searched choice among ``legal_actions`` (legal for the deciding seat)."""
         if self._native is not None:
             return self._search_native(view, legal_actions)
+        if not self._searchable(view, legal_actions):
+            # Every bid of an auction the seat opened but cannot pay is ruled out in the
+            # searched game (avoid_curse): no sample would complete.  The policy decides.
+            self.last_iterations = 0
+            return self._scripted(self.policy, view, legal_actions)
         return self._search_python(view, legal_actions)
+
+    def _searchable(self, view: PlayerView, legal_actions: Sequence[int]) -> bool:
+        """Whether any of ``legal_actions`` is legal in the searched game (the real one,
+        without overbids under ``avoid_curse``)."""
+        if not (self.avoid_curse and view.config.allow_overbid):
+            return True
+        return not set(_legal_without_overbids(view)).isdisjoint(legal_actions)
 
     def _search_native(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         """The C++ search (native/src/mcts.cpp) on a core built from the view's state: the
@@ -360,28 +417,25 @@ class MCTSAgent(Agent):
         if self.algorithm == "flat":
             return self._search_flat(view, legal_actions)
         root = _Node()
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done = 0
-        while True:
-            if deadline is not None:
-                if time.perf_counter() >= deadline and done > 0:
-                    break
-            elif done >= self.iterations:
-                break
+        clock = _Clock(self.seconds)
+        while not clock.must_stop() and (self.seconds is not None
+                                         or clock.done < self.iterations):
             game = determinize(view, self.rng)
             if self.avoid_curse:
                 game.state.config = _without_overbids(game.state.config)
-            self._iterate(root, game, view.round, view.seat)
-            done += 1
-        self.last_iterations = done
+            if not self._iterate(root, game, view.round, view.seat, clock):
+                break
+            clock.done += 1
+        self.last_iterations = clock.done
         self.last_root = root  # for tests (the native search's twin: _native._mcts_root_stats)
         edges = root.edges
         legal = set(legal_actions)
         # Most visits wins, ties by the better mean.  (Breaking ties towards the heuristic's
         # choice instead was measured worse: 64% against the heuristic instead of 79.5% over
-        # the same 200 two-player deals at 16 iterations.)
+        # the same 200 two-player deals at 16 iterations.)  An edge whose only playout was
+        # dropped has no visit and never wins.
         best = max(
-            (a for a in edges if a in legal),
+            (a for a in edges if a in legal and edges[a][0] > 0),
             key=lambda a: (edges[a][0], edges[a][1] / max(1, edges[a][0])),
             default=None,
         )
@@ -394,7 +448,8 @@ class MCTSAgent(Agent):
         state = view._state.clone()
         if self.avoid_curse:
             state.config = _without_overbids(state.config)
-        prior = self._scripted(self.policy, PlayerView(state, seat), Game(state).legal_actions())
+        searched = Game(state).legal_actions()  # none: search() decides without searching
+        prior = self._scripted(self.policy, PlayerView(state, seat), searched) if searched else -1
         legal = list(legal_actions)
         order = [prior] if prior in legal else []
         order += [a for a in legal if a != prior]
@@ -405,8 +460,7 @@ class MCTSAgent(Agent):
         pairs = [0] * len(order)
         dsum = [0.0] * len(order)
         dsq = [0.0] * len(order)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done = 0
+        clock = _Clock(self.seconds)
         stop = False
         while not stop:
             sample = determinize(view, self.rng)
@@ -414,12 +468,10 @@ class MCTSAgent(Agent):
                 sample.state.config = _without_overbids(sample.state.config)
             legal_here = set(sample.legal_actions())
             prior_reward = None
+            played = False
             for k, a in enumerate(order):
-                if deadline is not None:
-                    if done > 0 and time.perf_counter() >= deadline:
-                        stop = True
-                        break
-                elif done >= self.iterations:
+                if clock.must_stop() or (self.seconds is None
+                                         and clock.done >= self.iterations):
                     stop = True
                     break
                 if a not in legal_here:
@@ -429,8 +481,10 @@ class MCTSAgent(Agent):
                 game = sample.clone()
                 game.apply(a)
                 views = [PlayerView(game.state, s) for s in range(game.num_players)]
-                if not game.is_over:
-                    self._rollout(game, views, view.round)
+                if not game.is_over and not self._rollout(game, views, view.round, clock):
+                    stop = True  # dropped: out of time
+                    break
+                played = True
                 r = self._evaluate(game, views)[seat]
                 edge[0] += 1
                 edge[1] += r
@@ -441,8 +495,12 @@ class MCTSAgent(Agent):
                     pairs[k] += 1
                     dsum[k] += d
                     dsq[k] += d * d
-                done += 1
-        self.last_iterations = done
+                clock.done += 1
+            # A sample in which no root action is legal still spends an iteration, so that
+            # the budget ends (search() already decides when none is legal in any sample).
+            if not played and not stop:
+                clock.done += 1
+        self.last_iterations = clock.done
         self.last_root = root
         best, best_mean = -1, 0.0
         for k, a in enumerate(order):
@@ -467,14 +525,17 @@ class MCTSAgent(Agent):
                 best = 0
         return order[best]
 
-    def _iterate(self, root: _Node, game: Game, root_round: int, root_seat: int = -1) -> None:
+    def _iterate(self, root: _Node, game: Game, root_round: int, root_seat: int = -1,
+                 clock: _Clock | None = None) -> bool:
+        """One tree iteration on the determinization ``game``; False if its rollout was
+        dropped (``clock`` ran out)."""
         state = game.state
         n = game.num_players
         views = [PlayerView(state, s) for s in range(n)]
         path: list[tuple[list[Any], int]] = []  # (edge, seat that chose it)
         node = root
-        # Selection and expansion.
-        while not game.is_over:
+        # Selection and expansion (a dead end, which the rules never reach, ends it).
+        while not game.is_over and game.legal_actions():
             seat = game.current_player
             legal = game.legal_actions()
             prior = self._scripted(self.policy, views[seat], legal)
@@ -502,12 +563,13 @@ class MCTSAgent(Agent):
             game.apply(action)
             node = edge[3]
         # Rollout.
-        if not game.is_over:
-            self._rollout(game, views, root_round)
+        if not game.is_over and not self._rollout(game, views, root_round, clock):
+            return False
         rewards = self._evaluate(game, views)
         for edge, seat in path:
             edge[0] += 1
             edge[1] += rewards[seat]
+        return True
 
     def _select(self, edges: dict[int, list[Any]], legal: Sequence[int], prior: int) -> int:
         best, best_score = legal[0], -math.inf
@@ -521,20 +583,29 @@ class MCTSAgent(Agent):
                 best, best_score = a, score
         return best
 
-    def _rollout(self, game: Game, views: list[PlayerView], root_round: int) -> None:
+    def _rollout(self, game: Game, views: list[PlayerView], root_round: int,
+                 clock: _Clock | None = None) -> bool:
+        """Play ``game`` on to the horizon or the end; False if it was dropped (``clock``
+        ran out).  A position without a legal action (the rules never reach one) ends it,
+        scored like a truncated rollout."""
         state = game.state
         stop_round = root_round + self.horizon_rounds if self.horizon_rounds > 0 else None
         scripted = self.rollout != "random"
         rng = self.rng
         while not game.is_over:
             if stop_round is not None and state.round > stop_round:
-                return
+                return True
             legal = game.legal_actions()
+            if not legal:
+                return True
+            if clock is not None and clock.must_stop():
+                return False
             if scripted:
                 action = self._scripted(self.rollout, views[game.current_player], legal)
             else:
                 action = legal[int(rng.random() * len(legal))]
             game.apply(action)
+        return True
 
     def _evaluate(self, game: Game, views: list[PlayerView]) -> list[float]:
         n = game.num_players
@@ -569,10 +640,16 @@ def curse_free(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
     opening at the minimum one can pay stays)."""
     if not view.config.allow_overbid:
         return list(legal_actions)
-    state = view._state.clone()  # the seat's own decision: its own hand is what counts
-    state.config = _without_overbids(state.config)
-    safe = set(Game(state).legal_actions())
+    safe = set(_legal_without_overbids(view))
     return [a for a in legal_actions if a in safe] or list(legal_actions)
+
+
+def _legal_without_overbids(view: PlayerView) -> tuple[int, ...]:
+    """The seat's legal actions under the affordability filter (``allow_overbid=False``):
+    its own decision, so its own hand is what counts."""
+    state = view._state.clone()
+    state.config = _without_overbids(state.config)
+    return Game(state).legal_actions()
 
 
 def within_budget(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
@@ -612,5 +689,5 @@ def evaluate_seat(view: PlayerView, w: HeuristicWeights) -> float:
     return me.current_vp + energy / w.vp_energy
 
 
-__all__ = ["ENGINES", "MCTSAgent", "curse_free", "evaluate_seat", "native_search_module",
-           "within_budget"]
+__all__ = ["ENGINES", "MAX_ITERATIONS", "MAX_SECONDS", "MCTSAgent", "curse_free", "evaluate_seat",
+           "native_search_module", "within_budget"]

@@ -3,8 +3,10 @@
 //
 //   mcts_search(core, seat, legal, params, weights, seed) -> (action, iterations)
 //       agents/mcts.py MCTSAgent.search for the deciding seat of a Core.  params: a dict with
-//       any of iterations (int > 0, default 64), seconds (float > 0 or None: wall-clock budget,
-//       overrides iterations), algorithm ("flat" | "tree", default "flat"), policy
+//       any of iterations (int in [1, MCTS_MAX_ITERATIONS], default 64), seconds (float in
+//       (0, MCTS_MAX_SECONDS] or None: wall-clock budget, overrides iterations; the search
+//       returns within twice it), max_seconds (the hard wall-clock cap of any search, default
+//       and at most MCTS_MAX_SECONDS), algorithm ("flat" | "tree", default "flat"), policy
 //       ("heuristic" | "naive" | "planner", default "heuristic"; the planner needs planner: a
 //       PlannerParams, bind_naive.cpp), rollout ("heuristic" | "naive" | "planner" |
 //       "random", default: the policy),
@@ -14,7 +16,9 @@
 //       defaults of MCTSAgent; unknown keys raise ValueError.  weights: a HeuristicWeights
 //       (bind_heuristic.cpp).  seed: an integer in [0, 2**64) seeding determinizations,
 //       expansion tie-breaks and random rollouts.  The core is only read; the GIL is released
-//       while searching.
+//       while searching, and taken back about every 10 ms on the main thread to check for
+//       Ctrl-C (KeyboardInterrupt is raised).
+//   MCTS_MAX_ITERATIONS, MCTS_MAX_SECONDS: the caps of a budget (mcts.hpp).
 //   _mcts_root_stats() -> list[(action, visits, avail, total)]
 //       the root edges of this thread's last search, in expansion order, for the tests.
 //   _mcts_determinize(core, seat, seed) -> Core
@@ -44,7 +48,7 @@ namespace {
 const char* const PARAM_KEYS[] = {"iterations",   "seconds",    "rollout",    "horizon_rounds",
                                   "c",            "prior_weight", "eval_scale", "avoid_curse",
                                   "opponent_model", "max_depth", "algorithm", "switch_z",
-                                  "min_pairs", "policy", "planner"};
+                                  "min_pairs", "policy", "planner", "max_seconds"};
 
 double number(const py::handle& v, const char* key) {
   if (py::isinstance<py::bool_>(v) ||
@@ -62,6 +66,23 @@ long long integer(const py::handle& v, const char* key) {
     throw py::value_error(std::string("mcts_search: '") + key + "' must be an integer, got " +
                           std::string(py::repr(v)));
   return v.cast<long long>();
+}
+
+// A wall-clock budget: a number in (0, MCTS_MAX_SECONDS].
+double seconds_in_range(const py::handle& v, const char* key) {
+  const double x = number(v, key);
+  if (!(x > 0 && x <= zav::MCTS_MAX_SECONDS))
+    throw py::value_error(std::string("mcts_search: ") + key + " must be in (0, " +
+                          std::to_string(static_cast<int>(zav::MCTS_MAX_SECONDS)) + "], got " +
+                          std::string(py::repr(v)));
+  return x;
+}
+
+// Whether the calling thread is Python's main thread, the only one that handles signals
+// (elsewhere polling for Ctrl-C would only wait for the GIL).
+bool on_main_thread() {
+  py::module_ threading = py::module_::import("threading");
+  return threading.attr("get_ident")().equal(threading.attr("main_thread")().attr("ident"));
 }
 
 // d[key] as a scripted player ("heuristic", "naive", "planner"; with allow_random also
@@ -92,16 +113,18 @@ zav::MctsParams params_from_dict(const py::dict& d) {
       throw py::value_error("mcts_search: unknown parameter '" + key +
                             "'; known: iterations, seconds, rollout, horizon_rounds, c, "
                             "prior_weight, eval_scale, avoid_curse, opponent_model, max_depth, "
-                            "algorithm, switch_z, min_pairs, policy, planner");
+                            "algorithm, switch_z, min_pairs, policy, planner, max_seconds");
   }
   if (d.contains("iterations") && !d["iterations"].is_none()) {
     p.iterations = integer(d["iterations"], "iterations");
-    if (p.iterations < 1) throw py::value_error("mcts_search: iterations must be positive");
+    if (p.iterations < 1 || p.iterations > zav::MCTS_MAX_ITERATIONS)
+      throw py::value_error("mcts_search: iterations must be in [1, " +
+                            std::to_string(zav::MCTS_MAX_ITERATIONS) + "], got " +
+                            std::to_string(p.iterations));
   }
-  if (d.contains("seconds") && !d["seconds"].is_none()) {
-    p.seconds = number(d["seconds"], "seconds");
-    if (p.seconds <= 0) throw py::value_error("mcts_search: seconds must be positive");
-  }
+  if (d.contains("seconds") && !d["seconds"].is_none())
+    p.seconds = seconds_in_range(d["seconds"], "seconds");
+  if (d.contains("max_seconds")) p.max_seconds = seconds_in_range(d["max_seconds"], "max_seconds");
   // The scripted players: "policy" (the prior and the modelled opponents) and "rollout"
   // (absent: the policy; or "random").
   p.policy = scripted(d, "policy", zav::ScriptedPolicy::HEURISTIC, false, nullptr);
@@ -185,17 +208,29 @@ void register_mcts(py::module_& m) {
         if (legal.empty()) throw py::value_error("mcts_search: legal must not be empty");
         zav::MctsParams p = params_from_dict(params);
         zav::GameState real = s;  // the core stays untouched (and usable by other threads)
+        // Ctrl-C: the search runs without the GIL, so it takes it back now and then to let
+        // Python run its SIGINT handler; a KeyboardInterrupt raised there stops the search
+        // and is raised here.
+        if (on_main_thread())
+          p.interrupted = [] {
+            py::gil_scoped_acquire gil;
+            return PyErr_CheckSignals() != 0;
+          };
         zav::MctsResult r;
         {
           py::gil_scoped_release release;
           r = zav::mcts_search(real, seat, legal.data(), static_cast<int>(legal.size()), p,
                                weights, seed);
         }
+        if (r.interrupted) throw py::error_already_set();
         return py::make_tuple(r.action, r.iterations);
       },
       py::arg("core"), py::arg("seat"), py::arg("legal"), py::arg("params"), py::arg("weights"),
       py::arg("seed"),
       "IS-MCTS (agents/mcts.py) for the deciding seat: returns (action, iterations).");
+
+  m.attr("MCTS_MAX_ITERATIONS") = zav::MCTS_MAX_ITERATIONS;
+  m.attr("MCTS_MAX_SECONDS") = zav::MCTS_MAX_SECONDS;
 
   m.def("_mcts_root_stats", []() {
     py::list out;

@@ -23,6 +23,17 @@ constexpr int MAX_REDRAWS = 64;
 
 inline bool is_over(const GameState& s) { return s.terminated || s.truncated; }
 
+// Whether any of `actions` is legal in `s`.
+bool any_legal(const GameState& s, const int* actions, int n) {
+  int legal[NUM_ACTIONS];
+  bool ok[NUM_ACTIONS] = {};
+  const int nl = legal_actions(s, legal);
+  for (int i = 0; i < nl; ++i) ok[legal[i]] = true;
+  for (int i = 0; i < n; ++i)
+    if (ok[actions[i]]) return true;
+  return false;
+}
+
 // rng.seed_u64(seed), faster: PyRandom::seed_words starts every seeding with the same
 // init_genrand(19650218) table, computed here once; the key mixing that follows is
 // CPython's init_by_array over the seed's 32-bit words (one word when the high one is 0).
@@ -299,12 +310,15 @@ int MctsSearch::policy_choose(ScriptedPolicy who, const GameState& s, int seat, 
   }
 }
 
-void MctsSearch::rollout(int root_round) {
+bool MctsSearch::rollout(int root_round) {
   GameState& s = work_;
   const bool truncate = p_->horizon_rounds > 0;
   const int stop_round = root_round + p_->horizon_rounds;
-  while (!is_over(s)) {
-    if (truncate && s.round > stop_round) return;
+  for (unsigned steps = 1; !is_over(s); ++steps) {
+    if (truncate && s.round > stop_round) return true;
+    if (nlegal_ == 0) return true;  // a dead end: scored as it stands
+    // The clock is read every 64 steps: a step costs microseconds, a rollout milliseconds.
+    if (steps % 64 == 0 && must_stop()) return false;
     int action;
     if (p_->random_rollout)
       action = legal_[static_cast<int>(rng_.random() * nlegal_)];
@@ -312,6 +326,32 @@ void MctsSearch::rollout(int root_round) {
       action = policy_choose(p_->rollout_policy, s, s.current_player, legal_, nlegal_);
     apply(action);
   }
+  return true;
+}
+
+bool MctsSearch::must_stop() {
+  using clock = std::chrono::steady_clock;
+  const auto now = clock::now();
+  if (p_->interrupted && now >= next_poll_) {
+    next_poll_ = now + std::chrono::milliseconds(10);
+    interrupted_ = interrupted_ || p_->interrupted();
+  }
+  if (interrupted_ || now >= hard_deadline_) return true;
+  return timed_ && done_ > 0 && now >= soft_deadline_;
+}
+
+void MctsSearch::start_clock(std::chrono::steady_clock::time_point start) {
+  using clock = std::chrono::steady_clock;
+  auto after = [&](double seconds) {
+    return start + std::chrono::duration_cast<clock::duration>(
+                       std::chrono::duration<double>(seconds));
+  };
+  timed_ = p_->seconds > 0;
+  interrupted_ = false;
+  done_ = 0;
+  soft_deadline_ = after(timed_ ? p_->seconds : 0.0);
+  hard_deadline_ = after(timed_ ? std::min(2 * p_->seconds, p_->max_seconds) : p_->max_seconds);
+  next_poll_ = start;
 }
 
 void MctsSearch::evaluate(double* rewards) const {
@@ -346,14 +386,14 @@ void MctsSearch::evaluate(double* rewards) const {
   }
 }
 
-void MctsSearch::iterate(int root_round) {
+bool MctsSearch::iterate(int root_round) {
   det_.sample(rng_, work_);
   GameState& s = work_;
   nlegal_ = legal_actions(s, legal_);
   path_.clear();
   int node = 0;
   // Selection and expansion.
-  while (!is_over(s)) {
+  while (!is_over(s) && nlegal_ > 0) {
     const int seat = s.current_player;
     const int prior = policy_choose(p_->policy, s, seat, legal_, nlegal_);
     if (p_->policy_opponents && seat != root_seat_) {  // the opponent model: no node
@@ -394,7 +434,7 @@ void MctsSearch::iterate(int root_round) {
     node = edges_[edge].child;
   }
   // Rollout.
-  if (!is_over(s)) rollout(root_round);
+  if (!is_over(s) && !rollout(root_round)) return false;
   double rewards[MAX_PLAYERS];
   evaluate(rewards);
   for (const Step& st : path_) {
@@ -402,6 +442,7 @@ void MctsSearch::iterate(int root_round) {
     e.visits += 1;
     e.total += rewards[st.seat];
   }
+  return true;
 }
 
 MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal, int n_legal,
@@ -448,38 +489,34 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
   base_ = real;
   base_.history.clear();  // never read by the rules
   if (params.avoid_curse) base_.config.allow_overbid = false;
-  det_.prepare(base_, seat);
   nodes_.clear();
   edges_.clear();
+  if (!any_legal(base_, allowed, n_allowed)) {
+    // Nothing allowed can be played in the searched game: every bid of an auction the seat
+    // opened but cannot pay is ruled out by the affordability filter (avoid_curse), so no
+    // sample would ever complete.  The policy's choice in the real game stands.
+    result.action = policy_choose(params.policy, real, seat, allowed, n_allowed);
+    return result;
+  }
+  det_.prepare(base_, seat);
   nodes_.push_back(Node{-1, -1});
   for (int a = 0; a < NUM_ACTIONS; ++a) slot_[a] = -1;
+  start_clock(start);
+  if (params.flat) return flat_search(seat, allowed, n_allowed, real.round);
+  while (!must_stop() && (timed_ || done_ < params.iterations) && iterate(real.round)) ++done_;
+  result.iterations = done_;
+  result.interrupted = interrupted_;
 
-  const bool timed = params.seconds > 0;
-  const auto deadline =
-      start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(
-                  timed ? params.seconds : 0.0));
-  if (params.flat) return flat_search(seat, allowed, n_allowed, real.round, timed, deadline);
-  long long done = 0;
-  while (true) {
-    if (timed) {
-      if (done > 0 && clock::now() >= deadline) break;
-    } else if (done >= params.iterations) {
-      break;
-    }
-    iterate(real.round);
-    ++done;
-  }
-  result.iterations = done;
-
-  // Most visits wins, ties by the better mean, then the first expanded.
+  // Most visits wins, ties by the better mean, then the first expanded (a root edge whose
+  // only playout was dropped has no visit and never wins).
   bool is_allowed[NUM_ACTIONS] = {};
   for (int i = 0; i < n_allowed; ++i) is_allowed[allowed[i]] = true;
   int best = -1, best_visits = 0;
   double best_mean = 0.0;
   for (int e = nodes_[0].first_edge; e >= 0; e = edges_[e].next) {
     const Edge& edge = edges_[e];
-    if (!is_allowed[edge.action]) continue;
-    const double mean = edge.total / std::max(1, edge.visits);
+    if (!is_allowed[edge.action] || edge.visits == 0) continue;
+    const double mean = edge.total / edge.visits;
     if (best < 0 || edge.visits > best_visits ||
         (edge.visits == best_visits && mean > best_mean)) {
       best = edge.action;
@@ -491,14 +528,13 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
   return result;
 }
 
-MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, int root_round,
-                                   bool timed, std::chrono::steady_clock::time_point deadline) {
-  using clock = std::chrono::steady_clock;
+MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, int root_round) {
   const MctsParams& params = *p_;
   // The policy's choice (under the searched config), played first in every sample.
   int base_legal[NUM_ACTIONS];
   const int nb = legal_actions(base_, base_legal);
-  const int prior = policy_choose(p_->policy, base_, seat, base_legal, nb);
+  // (search() decides without searching when nothing allowed is legal in base_.)
+  const int prior = nb > 0 ? policy_choose(p_->policy, base_, seat, base_legal, nb) : -1;
   int order[NUM_ACTIONS];
   int n = 0;
   for (int i = 0; i < n_allowed; ++i)
@@ -518,7 +554,6 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
   nodes_.push_back(Node{-1, -1});
   int edge_of[NUM_ACTIONS];
   for (int k = 0; k < n; ++k) edge_of[k] = add_edge(0, order[k]);
-  long long done = 0;
   bool stop = false;
   while (!stop) {
     det_.sample(rng_, sample_);
@@ -528,13 +563,9 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
     for (int i = 0; i < ns; ++i) legal_here[sl[i]] = true;
     double prior_reward = 0.0;
     bool prior_played = false;
+    bool played = false;
     for (int k = 0; k < n; ++k) {
-      if (timed) {
-        if (done > 0 && clock::now() >= deadline) {
-          stop = true;
-          break;
-        }
-      } else if (done >= params.iterations) {
+      if (must_stop() || (!timed_ && done_ >= params.iterations)) {
         stop = true;
         break;
       }
@@ -543,7 +574,11 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
       edges_[edge_of[k]].avail += 1;
       work_ = sample_;
       apply(a);
-      if (!is_over(work_)) rollout(root_round);
+      if (!is_over(work_) && !rollout(root_round)) {
+        stop = true;  // dropped: out of time or interrupted
+        break;
+      }
+      played = true;
       double rewards[MAX_PLAYERS];
       evaluate(rewards);
       const double r = rewards[seat];
@@ -560,12 +595,16 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
         dsum[k] += d;
         dsq[k] += d * d;
       }
-      ++done;
+      ++done_;
     }
+    // A sample in which no root action is legal still spends an iteration, so that the
+    // budget ends (search() already returns when none is legal in the searched game).
+    if (!played && !stop) ++done_;
   }
   for (int k = 0; k < n; ++k) edges_[edge_of[k]].avail -= 1;  // add_edge counted one
   MctsResult result;
-  result.iterations = done;
+  result.iterations = done_;
+  result.interrupted = interrupted_;
   int best = -1;
   double best_mean = 0.0;
   for (int k = 0; k < n; ++k) {

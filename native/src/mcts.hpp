@@ -42,6 +42,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "data.hpp"
@@ -51,11 +52,27 @@
 
 namespace zav {
 
+// Hard caps on one decision's budget (agents/mcts.py MAX_ITERATIONS, MAX_SECONDS): larger
+// budgets are refused, and no search runs longer than max_seconds of wall time, whatever
+// its budget, so that a spec from a stranger cannot tie the machine up.
+constexpr long long MCTS_MAX_ITERATIONS = 1000000;
+constexpr double MCTS_MAX_SECONDS = 3600.0;
+
 // MCTSAgent's search parameters (its constructor defaults: the flat search with rollouts to
 // the end of the game).  The tree search of before is flat = false, horizon_rounds = 1.
 struct MctsParams {
   long long iterations = 64;  // iterations per decision, when seconds <= 0
-  double seconds = 0.0;       // > 0: wall-clock budget (steady_clock), overrides iterations
+  // > 0: wall-clock budget (steady_clock), overrides iterations.  New playouts start until
+  // it is spent (the first one always); a playout still running at twice the budget, or
+  // once it is spent and another has completed, is dropped, so a timed search returns
+  // within twice its budget plus the setup.
+  double seconds = 0.0;
+  // The hard wall-clock cap of every search (iteration budgets too): a playout running then
+  // is dropped and the search returns what it has.
+  double max_seconds = MCTS_MAX_SECONDS;
+  // Polled about every 10 ms between and inside playouts when set: true
+  // stops the search at once (MctsResult::interrupted).  The binding checks for Ctrl-C.
+  std::function<bool()> interrupted;
   // The scripted player the search is built around: its choice is the prior (flat: kept
   // unless beaten; tree: the progressive bias and the first expansion) and, with
   // policy_opponents, it plays the other seats.  The rollouts are played by
@@ -91,6 +108,7 @@ struct MctsParams {
 struct MctsResult {
   int action = -1;
   long long iterations = 0;
+  bool interrupted = false;  // params.interrupted said stop: action is the best so far
 };
 
 // determinize.py for one (state, seat): everything that does not depend on the draw is
@@ -160,12 +178,20 @@ class MctsSearch {
 
   // The choice of scripted player `who` for `seat` of `s` (always one of `legal`).
   int policy_choose(ScriptedPolicy who, const GameState& s, int seat, const int* legal, int n);
-  void iterate(int root_round);
-  MctsResult flat_search(int seat, const int* allowed, int n_allowed, int root_round,
-                         bool timed, std::chrono::steady_clock::time_point deadline);
+  // One tree iteration; false if it was dropped (must_stop() during its rollout).
+  bool iterate(int root_round);
+  MctsResult flat_search(int seat, const int* allowed, int n_allowed, int root_round);
   // Game.apply: the decision, then the forced ones; leaves the next legal actions in legal_.
   void apply(int action);
-  void rollout(int root_round);
+  // Plays work_ on to the horizon or the end; false if it was dropped (must_stop()).  A
+  // position without a legal action (the rules never reach one, a broken state might) ends
+  // it early, scored like a truncated rollout.
+  bool rollout(int root_round);
+  // Whether the search must stop now: interrupted, past the hard cap, or (timed) past the
+  // budget with a playout completed (done_), or past twice the budget.
+  bool must_stop();
+  // Sets the deadlines of a search that starts at `start`.
+  void start_clock(std::chrono::steady_clock::time_point start);
   void evaluate(double* rewards) const;
   // UCB1 among the current legal actions, all of which have an edge (indexed by slot_).
   int select(int prior) const;
@@ -185,6 +211,11 @@ class MctsSearch {
   int legal_[NUM_ACTIONS];
   int nlegal_ = 0;
   int slot_[NUM_ACTIONS];  // action -> edge of the node being visited (-1: none)
+  // Stopping (must_stop): the budget's deadline, the hard one, the next interrupt poll.
+  bool timed_ = false;
+  bool interrupted_ = false;
+  long long done_ = 0;  // playouts completed in this search
+  std::chrono::steady_clock::time_point soft_deadline_, hard_deadline_, next_poll_;
 };
 
 // The calling thread's searcher (its arena is reused from search to search).

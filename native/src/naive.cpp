@@ -621,15 +621,19 @@ class PlannerDecision : public NaiveDecision {
 }  // namespace
 
 int naive_decide(const GameState& s, int seat, const int* legal, int n_legal, PyRandom& rng) {
+  if (n_legal <= 0) throw std::invalid_argument("naive_decide: no legal action");
   return NaiveDecision(s, seat, legal, n_legal, rng).decide();
 }
 
 int planner_decide(const GameState& s, int seat, const PlannerParams& params, const int* legal,
                    int n_legal, PyRandom& rng) {
+  if (n_legal <= 0) throw std::invalid_argument("planner_decide: no legal action");
   return PlannerDecision(s, seat, params, legal, n_legal, rng).decide();
 }
 
 int agent_act(int decision, const int* legal, int n_legal, bool* fell_back) {
+  // legal[0] is the fallback: without a legal action there is nothing to return.
+  if (n_legal <= 0) throw std::invalid_argument("agent_act: no legal action");
   bool end_turn = false, pass = false;
   for (int i = 0; i < n_legal; ++i) {
     if (legal[i] == decision) {
