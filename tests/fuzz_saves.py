@@ -164,18 +164,26 @@ def _move_component(data: dict[str, Any], rng: random.Random) -> str:
 
 def mutate(data: dict[str, Any], rng: random.Random) -> str:
     """Apply one random mutation to ``data`` in place; returns what it did."""
-    if rng.random() < 0.3:
-        return _move_component(data, rng)
+    try:
+        if rng.random() < 0.3:
+            return _move_component(data, rng)
+        if rng.random() < 0.05:
+            phase = rng.randrange(7)
+            data["state"]["phase"] = phase
+            return f"state.phase = {phase}"
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+        return "no change: an earlier mutation broke the structure it needs"
+    return _mutate_any(data, rng)
+
+
+def _mutate_any(data: dict[str, Any], rng: random.Random) -> str:
+    """Mutate one random key or list entry of ``data``: its value, its type, its length."""
     paths = list(_paths(data))
     path = rng.choice(paths)
     parent = _parent(data, path)
     key = path[-1]
     old = parent[key]
     roll = rng.random()
-    if roll < 0.05:
-        phase = rng.randrange(7)
-        data["state"]["phase"] = phase
-        return f"state.phase = {phase}"
     if roll < 0.10 and isinstance(parent, dict):
         del parent[key]
         return f"del {path}"
@@ -293,6 +301,40 @@ class Report:
                 f"; peak RSS {rss_mib:.0f} MiB")
 
 
+def _set_fields(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    def apply(state: dict[str, Any]) -> None:
+        state.update(fields)
+    return apply
+
+
+def _max_hand(state: dict[str, Any]) -> None:
+    state["players"][0]["hand"][28] = 2**31 - 1
+
+
+#: The issue's saves, checked first in every run (as name, players, phase, edit of the
+#: state): on a build that lost a check they reach the engines, where the sanitizers see them.
+REGRESSIONS: tuple[tuple[str, int, Phase, Callable[[dict[str, Any]], None]], ...] = (
+    ("FREE_LEVEL save with phase DEBT and auction_item 10", 2, Phase.FREE_LEVEL,
+     _set_fields(phase=int(Phase.DEBT), auction_item=10)),
+    ("2^31-1 ten-chits", 2, Phase.TURN, _max_hand),
+    ("round 2^31", 3, Phase.TURN, _set_fields(round=2**31)),
+)
+
+
+def _check_regressions(base: list[dict[str, Any]], seed: int, backends: tuple[str, ...],
+                       report: Report) -> None:
+    for name, players, phase, edit in REGRESSIONS:
+        save = next(s for s in base if s["state"]["phase"] == phase
+                    and s["state"]["config"]["num_players"] == players)
+        data = copy.deepcopy(save)
+        edit(data["state"])
+        report.tried += 1
+        try:
+            report.outcomes[check_save(data, seed, backends)] += 1
+        except Exception as exc:  # noqa: BLE001 - any exception is a finding
+            report.failures.append(f"regression {name}: {type(exc).__name__}: {exc}")
+
+
 def run(saves: int, seed: int, backends: tuple[str, ...] | None = None,
         progress: Callable[[Report], None] | None = None, memory_mib: int = 2048) -> Report:
     """Mutate ``saves`` saves (seeded) and check each, in at most ``memory_mib`` more memory
@@ -306,6 +348,7 @@ def run(saves: int, seed: int, backends: tuple[str, ...] | None = None,
     previous = signal.signal(signal.SIGALRM, _alarm) if use_alarm else None
     try:
         with memory_cap(memory_mib):
+            _check_regressions(base, seed, backends, report)
             for i in range(saves):
                 _check_one(base, rng, seed * 1_000_003 + i, backends, report, use_alarm)
                 if progress and (i + 1) % 1000 == 0:

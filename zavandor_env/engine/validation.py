@@ -2,7 +2,7 @@
 
 A saved game is user input: a file edited by hand, truncated or written by another version.
 Loading it must fail with a clear message instead of yielding a state that crashes (or plays
-wrongly) several decisions later.  Three layers:
+wrongly) several decisions later.  Four layers:
 
 1. **shape**: the same keys, value types and fixed list lengths as a fresh state of the same
    config (the fresh state serves as the template, so new fields need no extra code here);
@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from operator import mul
-from typing import Any
+from typing import Any, Final
 
 from .actions import NUM_ACTIONS
 from .config import GameConfig
@@ -61,20 +61,20 @@ from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Phase
 # most 10 chits of one value in a hand, 55 nine-Sages dust, 137 VP, a bid of 697, round 46 and
 # 856 decisions.
 #: Dust chits of one value in one hand (rule decision 15: dust is unlimited).
-MAX_DUST_CHITS = 1_000
+MAX_DUST_CHITS: Final = 1_000
 #: 9-Sages dust waiting under a turn-order card.
-MAX_SAGES_DUST = 1_000
+MAX_SAGES_DUST: Final = 1_000
 #: VP totals (``vp``, ``gem_vp``).
-MAX_VP = 1_000
+MAX_VP: Final = 1_000
 #: Energy amounts: a bid, a price, a running balance (either sign).
-MAX_AMOUNT = 100_000
+MAX_AMOUNT: Final = 100_000
 #: ``config.max_rounds`` of a saved game (and so its round).
-MAX_ROUNDS = 1_000
+MAX_ROUNDS: Final = 1_000
 #: ``config.max_decisions`` of a saved game (and so its decision count and history), and the
 #: decisions a replay may hold.
-MAX_DECISIONS = 50_000
+MAX_DECISIONS: Final = 50_000
 #: Every other int of a state (after its own bound) fits the native core's int32.
-INT32_MAX = 2**31 - 1
+INT32_MAX: Final = 2**31 - 1
 
 # Lists whose length varies during a game (their elements are plain ints).
 _VARIABLE_LISTS = frozenset(
