@@ -340,7 +340,8 @@ def run(saves: int, seed: int, backends: tuple[str, ...] | None = None,
     """Mutate ``saves`` saves (seeded) and check each, in at most ``memory_mib`` more memory
     (:func:`memory_cap`); failures are collected, not raised."""
     if backends is None:
-        backends = ("python", "native") if native_available() else ("python",)
+        # Native first: under the sanitizers its run happens even if Python then fails.
+        backends = ("native", "python") if native_available() else ("python",)
     base = corpus(seed)
     rng = random.Random(seed)
     report = Report()
