@@ -181,6 +181,31 @@ MID_GAME_FAILURES = {
 }
 
 
+@cache
+def _debt_save_of_another_seat() -> str:
+    """A save in DEBT whose debtor is not the turn player (5 players)."""
+    for seed in range(300):
+        for save in seed_saves(5, seed):
+            state = save["state"]
+            if state["phase"] == Phase.DEBT and state["debtor"] != state["turn_player"]:
+                return json.dumps(save)
+    raise AssertionError("no seeded game has another seat's debt")
+
+
+def test_a_turn_balance_the_hand_cannot_pay_during_another_seats_debt_is_refused() -> None:
+    data = json.loads(_debt_save_of_another_seat())
+    state = data["state"]
+    state["players"][state["turn_player"]]["balance"] = 1000  # found by the 20,000-save run
+    assert_refused(data, "exceeds his hand's value")
+
+
+@pytest.mark.parametrize("gauss", [1.5, float("nan")])
+def test_a_generator_with_a_cached_gaussian_is_refused(gauss: float) -> None:
+    data = save_at(Phase.TURN)
+    data["state"]["rng"][2] = gauss  # the native core has no such cache: the backends differed
+    assert_refused(data, "state.rng must be")
+
+
 @pytest.mark.parametrize("name", sorted(MID_GAME_FAILURES))
 def test_saves_that_failed_mid_game_are_refused_on_load(name: str) -> None:
     phase, mutate, message = MID_GAME_FAILURES[name]

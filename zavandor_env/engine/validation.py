@@ -181,9 +181,13 @@ def check_state_dict(data: Any, config: GameConfig) -> None:
         for colour, pile in enumerate(data[kind]):
             if any(TOKEN_COLOUR[t] != colour for t in pile):
                 raise ValueError(f"state.{kind}[{colour}] holds a card of another colour")
-    words = data["rng"][1]  # Mersenne Twister: 624 32-bit words and a position
+    version, words, gauss = data["rng"]  # Mersenne Twister: 624 32-bit words and a position
     if not all(0 <= w < 1 << 32 for w in words[:-1]) or not 0 <= words[-1] <= len(words) - 1:
         raise ValueError("state.rng is not a random generator state")
+    # The rules never draw a Gaussian, so no generator of a game caches one (the native core
+    # has no such cache and writes null): anything else would make the backends differ.
+    if version != 3 or gauss is not None:
+        raise ValueError("state.rng must be [3, words, null], a game's generator state")
     if len(data["history"]) > data["num_decisions"]:
         raise ValueError("state.history records more decisions than state.num_decisions")
     _check_conservation(data)
@@ -240,7 +244,8 @@ def _check_pending_decision(data: dict[str, Any]) -> None:
         if seat not in (data["turn_player"], data["debtor"]) and player["balance"]:
             raise ValueError(f"state.players[{seat}].balance must be 0 outside his turn")
     turn = players[data["turn_player"]]
-    if phase != Phase.DEBT and turn["balance"] > sum(map(mul, turn["hand"], TOKEN_VALUE)):
+    in_debt = phase == Phase.DEBT and data["debtor"] == data["turn_player"]  # checked later
+    if not in_debt and turn["balance"] > sum(map(mul, turn["hand"], TOKEN_VALUE)):
         raise ValueError("the turn player's balance exceeds his hand's value")
 
 
