@@ -199,6 +199,23 @@ def test_a_turn_balance_the_hand_cannot_pay_during_another_seats_debt_is_refused
     assert_refused(data, "exceeds his hand's value")
 
 
+def test_more_nine_sages_cards_than_a_round_gives_are_refused() -> None:
+    data = save_at(Phase.TURN)
+    state = data["state"]
+    pile = [card for piles in ("decks", "discards") for p in state[piles] for card in p]
+    state["decks"], state["discards"] = [[], [], [], []], [[], [], [], []]  # all under a card
+    state["players"][0]["sages_tokens"] = pile  # conserved, but past the core's 32 slots
+    assert len(pile) > 32
+    assert_refused(data, "sages_tokens holds")
+
+
+def test_a_purchase_price_past_the_amount_ceiling_is_refused() -> None:
+    data = save_at(Phase.GAME_OVER)
+    record = data["state"]["purchases"][0]
+    record[4], record[5] = validation.MAX_AMOUNT, validation.MAX_AMOUNT + 5  # core: refused
+    assert_refused(data, "impossible for that item")
+
+
 @pytest.mark.parametrize("gauss", [1.5, float("nan")])
 def test_a_generator_with_a_cached_gaussian_is_refused(gauss: float) -> None:
     data = save_at(Phase.TURN)

@@ -48,6 +48,7 @@ from .data import (
     NUM_GEMS,
     NUM_SENTINELS,
     POSITION_MODIFIER,
+    SAGES_CARDS_PER_LEVEL,
     SENTINEL_MIN_BID,
     TOKEN_COLOUR,
     TOKEN_VALUE,
@@ -132,6 +133,9 @@ def _state_bounds(n: int, max_rounds: int, max_decisions: int) -> dict[str, tupl
     }
 
 
+#: 9-Sages cards wait under the turn-order card for one round: two per level entered.
+_MOST_SAGES_CARDS: Final = SAGES_CARDS_PER_LEVEL * MAX_LEVEL
+
 _PLAYER_BOUNDS: dict[str, tuple[int, int]] = {
     "seat": (0, INT32_MAX),  # equal to its index (checked below)
     "character": (0, len(CHARACTERS) - 1),
@@ -177,6 +181,9 @@ def check_state_dict(data: Any, config: GameConfig) -> None:
         for name, value in player.items():
             lo, hi = _PLAYER_BOUNDS.get(name, (0, INT32_MAX))
             _check_ints(value, lo, hi, f"{where}.{name}")
+        if len(player["sages_tokens"]) > _MOST_SAGES_CARDS:
+            raise ValueError(f"{where}.sages_tokens holds {len(player['sages_tokens'])} cards; "
+                             f"one round's 9-Sages levels give at most {_MOST_SAGES_CARDS}")
     for kind in ("decks", "discards"):
         for colour, pile in enumerate(data[kind]):
             if any(TOKEN_COLOUR[t] != colour for t in pile):
@@ -363,7 +370,7 @@ def _check_purchases(data: dict[str, Any], config: GameConfig) -> None:
             raise ValueError(f"{where}: item {item} does not exist")
         minimum = ARTIFACTS[item].min_bid if kind == ITEM_ARTIFACT else SENTINEL_MIN_BID
         surcharge = max(m[kind] for m in POSITION_MODIFIER)  # largest turn-order surcharge
-        if not minimum <= bid <= MAX_AMOUNT or not 0 <= price <= bid + surcharge:
+        if not minimum <= bid <= MAX_AMOUNT or not 0 <= price <= min(bid + surcharge, MAX_AMOUNT):
             raise ValueError(f"{where}: bid {bid} / price {price} impossible for that item")
 
 
