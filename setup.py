@@ -4,6 +4,10 @@ Everything else about the package is declared in ``pyproject.toml``.  The extens
 *optional*: without a C++17 compiler (or with ``ZAVANDOR_NO_NATIVE=1``) the install still
 succeeds, the pure-Python engine is used, and ``zavandor_env.engine.native_available()`` says
 why the native core is missing.
+
+``ZAVANDOR_SANITIZE=1`` builds it with AddressSanitizer and UndefinedBehaviorSanitizer (halting
+on the first report) for ``.ci/sanitize``, which builds into a copy of the tree so the normal
+build is left alone.
 """
 
 from __future__ import annotations
@@ -11,11 +15,23 @@ from __future__ import annotations
 import os
 from glob import glob
 
-from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
+from pybind11.setup_helpers import (
+    ParallelCompile,
+    Pybind11Extension,
+    build_ext,
+    naive_recompile,
+    no_recompile,
+)
 from setuptools import setup
 
-# Compile the sources in parallel (all cores; NPY_NUM_BUILD_JOBS=N sets the number).
-ParallelCompile("NPY_NUM_BUILD_JOBS").install()
+SANITIZE = os.environ.get("ZAVANDOR_SANITIZE", "") not in ("", "0")
+# Compile the sources in parallel (all cores; NPY_NUM_BUILD_JOBS=N sets the number).  The
+# sanitizer build recompiles only sources newer than their objects (it keeps its build folder).
+ParallelCompile("NPY_NUM_BUILD_JOBS", needs_recompile=naive_recompile if SANITIZE else
+                no_recompile).install()
+# -O1 keeps the sanitizers' stack traces readable; every UBSan finding stops the process.
+SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer",
+                  "-fno-sanitize-recover=undefined", "-g"]
 
 ext_modules = []
 if os.environ.get("ZAVANDOR_NO_NATIVE", "") in ("", "0"):
@@ -25,8 +41,11 @@ if os.environ.get("ZAVANDOR_NO_NATIVE", "") in ("", "0"):
             sorted(glob("native/src/*.cpp")),
             include_dirs=["native/src"],
             cxx_std=17,
-            extra_compile_args=["-O2"],
-            optional=True,  # a failed compile warns and leaves the Python engine in charge
+            extra_compile_args=["-O1", *SANITIZE_FLAGS] if SANITIZE else ["-O2"],
+            extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
+            # A failed compile warns and leaves the Python engine in charge (but a sanitizer
+            # build that fails must fail loudly).
+            optional=not SANITIZE,
         )
     )
 

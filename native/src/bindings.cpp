@@ -25,6 +25,39 @@ void register_naive(pybind11::module_& m);
 
 namespace {
 
+// ---- reading a state from Python: check every index and count before storing it -------------
+// Defence in depth behind zavandor_env/engine/validation.py: whatever reaches the core, no
+// field can index past a table or overflow an int later.  Errors are one-line ValueErrors.
+[[noreturn]] void bad_field(const std::string& what, const std::string& problem) {
+  throw py::value_error("state dict: " + what + " " + problem);
+}
+
+long long read_integer(const py::handle& o, const std::string& what, long long lo, long long hi) {
+  if (PyBool_Check(o.ptr()) || !PyLong_Check(o.ptr())) bad_field(what, "must be an integer");
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+  if (overflow || v < lo || v > hi)
+    bad_field(what, "is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+// An int field: [lo, hi] must lie within int's range.
+int read_int(const py::handle& o, const std::string& what, long long lo, long long hi) {
+  return static_cast<int>(read_integer(o, what, lo, hi));
+}
+
+bool read_bool(const py::handle& o, const std::string& what) {
+  if (!PyBool_Check(o.ptr())) bad_field(what, "must be true or false");
+  return o.ptr() == Py_True;
+}
+
+py::list read_list(const py::handle& o, const std::string& what, std::size_t most) {
+  if (!PyList_Check(o.ptr())) bad_field(what, "must be a list");
+  py::list l = py::reinterpret_borrow<py::list>(o);
+  if (l.size() > most) bad_field(what, "holds more than " + std::to_string(most) + " entries");
+  return l;
+}
+
 const char* const CONFIG_KEYS[] = {"num_players",     "characters",        "max_rounds",
                                    "max_decisions",   "no_split_blocks",   "druid_l3_ruby",
                                    "sages_dust_substitution", "allow_overbid", "one_value_dust",
@@ -43,7 +76,7 @@ Config config_from_dict(const py::dict& d) {
     if (!d.contains(key)) throw py::value_error(std::string("config is missing ") + key);
     return d[key];
   };
-  c.num_players = get("num_players").cast<int>();
+  c.num_players = read_int(get("num_players"), "config.num_players", MIN_PLAYERS, MAX_PLAYERS);
   if (c.num_players < MIN_PLAYERS || c.num_players > MAX_PLAYERS)
     throw py::value_error("num_players must be 2..6");
   py::object chars = get("characters");
@@ -55,16 +88,17 @@ Config config_from_dict(const py::dict& d) {
     for (int i = 0; i < c.num_players; ++i)
       c.characters[i] = character_index(names[i].cast<std::string>());
   }
-  c.max_rounds = get("max_rounds").cast<int>();
-  c.max_decisions = get("max_decisions").cast<int>();
-  c.no_split_blocks = get("no_split_blocks").cast<bool>();
-  c.druid_l3_ruby = get("druid_l3_ruby").cast<bool>();
-  c.sages_dust_substitution = get("sages_dust_substitution").cast<bool>();
-  c.allow_overbid = get("allow_overbid").cast<bool>();
-  c.one_value_dust = get("one_value_dust").cast<bool>();
-  c.catchup_small_games = get("catchup_small_games").cast<bool>();
-  c.skip_forced_decisions = get("skip_forced_decisions").cast<bool>();
-  c.no_undo_activation = get("no_undo_activation").cast<bool>();
+  // Checked casts: a Python int past int32 is a one-line ValueError, not pybind's cast error.
+  c.max_rounds = read_int(get("max_rounds"), "config.max_rounds", 1, 2147483647);
+  c.max_decisions = read_int(get("max_decisions"), "config.max_decisions", 1, 2147483647);
+  c.no_split_blocks = read_bool(get("no_split_blocks"), "config.no_split_blocks");
+  c.druid_l3_ruby = read_bool(get("druid_l3_ruby"), "config.druid_l3_ruby");
+  c.sages_dust_substitution = read_bool(get("sages_dust_substitution"), "config.sages_dust_substitution");
+  c.allow_overbid = read_bool(get("allow_overbid"), "config.allow_overbid");
+  c.one_value_dust = read_bool(get("one_value_dust"), "config.one_value_dust");
+  c.catchup_small_games = read_bool(get("catchup_small_games"), "config.catchup_small_games");
+  c.skip_forced_decisions = read_bool(get("skip_forced_decisions"), "config.skip_forced_decisions");
+  c.no_undo_activation = read_bool(get("no_undo_activation"), "config.no_undo_activation");
   return c;
 }
 
@@ -193,106 +227,164 @@ py::object need(const py::dict& d, const char* key) {
   return d[key];
 }
 
-template <typename T, std::size_t N>
-void read_array(const py::object& o, std::array<T, N>& out, const char* key) {
-  py::list l = py::list(o);
-  if (l.size() != N) throw py::value_error(std::string("state dict: bad length of ") + key);
-  for (std::size_t i = 0; i < N; ++i) out[i] = l[i].cast<T>();
+// Bounds of each entry of a fixed-length list: one pair for all, or one per entry.
+template <std::size_t N>
+void read_ints(const py::handle& o, std::array<int, N>& out, const char* key, long long lo,
+               long long hi, const int* his = nullptr) {
+  py::list l = read_list(o, key, N);
+  if (l.size() != N) bad_field(key, "must have " + std::to_string(N) + " entries");
+  for (std::size_t i = 0; i < N; ++i)
+    out[i] = read_int(l[i], std::string(key) + "[" + std::to_string(i) + "]", lo, his ? his[i] : hi);
 }
 
-template <typename T, int Cap>
-void read_svec(const py::object& o, SVec<T, Cap>& out) {
+template <int Cap>
+void read_svec(const py::handle& o, SVec<int, Cap>& out, const std::string& key, long long lo,
+               long long hi) {
   out.clear();
-  for (auto item : py::list(o)) out.push_back(item.cast<T>());
+  py::list l = read_list(o, key, Cap);
+  for (std::size_t i = 0; i < l.size(); ++i)
+    out.push_back(read_int(l[i], key + "[" + std::to_string(i) + "]", lo, hi));
 }
 
-PlayerState player_from_dict(const py::dict& d) {
+// The most of each hand token the box (cards, concentrated cards) or the dust ceiling allows.
+std::array<int, NUM_TOKENS> hand_caps() {
+  std::array<int, NUM_TOKENS> caps{};
+  for (int t = 0; t < NUM_TOKENS; ++t)
+    caps[t] = t < NUM_CARD_TOKENS ? TOTAL_ENERGY_CARDS
+              : t < DUST_TOKEN0   ? CONCENTRATED_PER_COLOUR
+                                  : MAX_DUST_CHITS;
+  return caps;
+}
+
+PlayerState player_from_dict(const py::dict& d, int n, int seat) {
+  static const std::array<int, NUM_TOKENS> HAND_CAPS = hand_caps();
   PlayerState p;
-  p.seat = need(d, "seat").cast<int>();
-  p.character = need(d, "character").cast<int>();
-  read_array(need(d, "active"), p.active, "active");
-  read_array(need(d, "inactive"), p.inactive, "inactive");
-  read_array(need(d, "hand"), p.hand, "hand");
-  p.balance = need(d, "balance").cast<int>();
-  read_svec(need(d, "sages_tokens"), p.sages_tokens);
-  p.sages_dust = need(d, "sages_dust").cast<int>();
-  read_array(need(d, "levels"), p.levels, "levels");
-  read_array(need(d, "chips_bought"), p.chips_bought, "chips_bought");
-  p.pentagon_chips = need(d, "pentagon_chips").cast<int>();
-  read_array(need(d, "artifacts"), p.artifacts, "artifacts");
-  read_svec(need(d, "sentinels"), p.sentinels);
-  p.vp = need(d, "vp").cast<int>();
-  p.gem_vp = need(d, "gem_vp").cast<int>();
-  p.druid_ruby_used = need(d, "druid_ruby_used").cast<bool>();
-  p.eliminated = need(d, "eliminated").cast<bool>();
+  p.seat = read_int(need(d, "seat"), "seat", seat, seat);
+  p.character = read_int(need(d, "character"), "character", 0, NUM_CHARACTERS - 1);
+  read_ints(need(d, "active"), p.active, "active", 0, 0, GEM_SUPPLY);
+  read_ints(need(d, "inactive"), p.inactive, "inactive", 0, 0, GEM_SUPPLY);
+  read_ints(need(d, "hand"), p.hand, "hand", 0, 0, HAND_CAPS.data());
+  p.balance = read_int(need(d, "balance"), "balance", -MAX_AMOUNT, MAX_AMOUNT);
+  read_svec(need(d, "sages_tokens"), p.sages_tokens, "sages_tokens", 0, NUM_CARD_TOKENS - 1);
+  p.sages_dust = read_int(need(d, "sages_dust"), "sages_dust", 0, MAX_SAGES_DUST);
+  read_ints(need(d, "levels"), p.levels, "levels", 0, MAX_LEVEL);
+  py::list chips = read_list(need(d, "chips_bought"), "chips_bought", NUM_CHIPS);
+  if (chips.size() != NUM_CHIPS) bad_field("chips_bought", "must have 5 entries");
+  for (int i = 0; i < NUM_CHIPS; ++i) p.chips_bought[i] = read_bool(chips[i], "chips_bought");
+  p.pentagon_chips = read_int(need(d, "pentagon_chips"), "pentagon_chips", 0, NUM_CHIPS);
+  read_ints(need(d, "artifacts"), p.artifacts, "artifacts", 0, COPIES_BY_PLAYERS[n]);
+  read_svec(need(d, "sentinels"), p.sentinels, "sentinels", 0, NUM_SENTINELS - 1);
+  p.vp = read_int(need(d, "vp"), "vp", 0, MAX_VP);
+  p.gem_vp = read_int(need(d, "gem_vp"), "gem_vp", 0, MAX_VP);
+  p.druid_ruby_used = read_bool(need(d, "druid_ruby_used"), "druid_ruby_used");
+  p.eliminated = read_bool(need(d, "eliminated"), "eliminated");
   return p;
+}
+
+// The fields the pending decision indexes with must name what exists in that phase (an
+// auction's item in BID and DEBT, the winner while his purchase is resolved, the next victim).
+void check_pending(const GameState& s) {
+  const int n = s.config.num_players;
+  if (s.turn_order.empty() || s.turn_index >= s.turn_order.size() ||
+      s.turn_order[s.turn_index] != s.turn_player)
+    bad_field("turn_player", "is not at turn_index of turn_order");
+  const bool nobody = s.phase == GAME_OVER || s.phase == ROUND_END;
+  if ((s.current_player < 0) != nobody) bad_field("current_player", "disagrees with the phase");
+  if (s.phase == BID || s.phase == DEBT) {
+    const int items = s.auction_kind == ITEM_ARTIFACT ? NUM_ARTIFACT_TYPES
+                      : s.auction_kind == ITEM_SENTINEL ? NUM_SENTINELS : 0;
+    if (s.auction_item < 0 || s.auction_item >= items || s.auction_opener < 0)
+      bad_field("auction_item", "names no item, yet an auction is in progress");
+  }
+  if ((s.phase == DEBT || s.phase == FREE_LEVEL || s.phase == LOSE_GEM) && s.debtor < 0)
+    bad_field("debtor", "is -1, yet an auction winner decides");
+  if (s.phase == LOSE_GEM && (s.victims.empty() || s.victims[0] != s.current_player))
+    bad_field("victims", "do not start with the current player");
+  if (s.passed >= (1 << n)) bad_field("passed", "marks a seat that does not exist");
 }
 
 void state_from_dict(const py::dict& d, GameState& s) {
   s = GameState();
   s.config = config_from_dict(need(d, "config").cast<py::dict>());
-  py::list rng = py::list(need(d, "rng"));
-  if (rng.size() != 3 || rng[0].cast<int>() != 3) throw py::value_error("state dict: bad rng");
-  py::list internal = py::list(rng[1]);
+  const int n = s.config.num_players;
+  py::list rng = read_list(need(d, "rng"), "rng", 3);
+  if (rng.size() != 3 || read_int(rng[0], "rng version", 3, 3) != 3)
+    throw py::value_error("state dict: bad rng");
+  py::list internal = read_list(rng[1], "rng state", PyRandom::N + 1);
   if (internal.size() != PyRandom::N + 1) throw py::value_error("state dict: bad rng state");
   std::vector<uint32_t> words(PyRandom::N);
-  for (int i = 0; i < PyRandom::N; ++i) words[i] = internal[i].cast<uint32_t>();
-  if (!s.rng.set_state(words.data(), internal[PyRandom::N].cast<uint32_t>()))
+  for (int i = 0; i < PyRandom::N; ++i)
+    words[i] = static_cast<uint32_t>(read_integer(internal[i], "rng word", 0, 0xFFFFFFFFLL));
+  if (!s.rng.set_state(words.data(),
+                       static_cast<uint32_t>(read_int(internal[PyRandom::N], "rng index", 0, PyRandom::N))))
     throw py::value_error("state dict: bad rng index");
-  for (auto item : py::list(need(d, "players"))) s.players.push_back(player_from_dict(item.cast<py::dict>()));
-  s.round = need(d, "round").cast<int>();
-  s.phase = need(d, "phase").cast<int>();
-  read_svec(need(d, "turn_order"), s.turn_order);
-  s.turn_index = need(d, "turn_index").cast<int>();
-  s.turn_player = need(d, "turn_player").cast<int>();
-  s.current_player = need(d, "current_player").cast<int>();
-  s.block = need(d, "block").cast<int>();
-  s.blocks_used = need(d, "blocks_used").cast<int>();
-  s.paid_advance_done = need(d, "paid_advance_done").cast<bool>();
-  s.gems_activated = need(d, "gems_activated").cast<int>();
-  s.gems_deactivated = need(d, "gems_deactivated").cast<int>();
-  read_svec(need(d, "display"), s.display);
-  read_svec(need(d, "artifact_deck"), s.artifact_deck);
-  s.artifact_auctioned = need(d, "artifact_auctioned").cast<bool>();
-  read_array(need(d, "sentinel_owner"), s.sentinel_owner, "sentinel_owner");
-  py::list decks = py::list(need(d, "decks")), discards = py::list(need(d, "discards"));
+  py::list players = read_list(need(d, "players"), "players", MAX_PLAYERS);
+  if (static_cast<int>(players.size()) != n)
+    throw py::value_error("state dict: player count does not match the config");
+  for (int i = 0; i < n; ++i) {
+    if (!PyDict_Check(players[i].ptr())) bad_field("players", "must hold objects");
+    s.players.push_back(player_from_dict(players[i].cast<py::dict>(), n, i));
+  }
+  const int seat_hi = n - 1;
+  s.round = read_int(need(d, "round"), "round", 0, s.config.max_rounds);
+  s.phase = read_int(need(d, "phase"), "phase", TURN, ROUND_END);
+  read_svec(need(d, "turn_order"), s.turn_order, "turn_order", 0, seat_hi);
+  s.turn_index = read_int(need(d, "turn_index"), "turn_index", 0, seat_hi);
+  s.turn_player = read_int(need(d, "turn_player"), "turn_player", 0, seat_hi);
+  s.current_player = read_int(need(d, "current_player"), "current_player", -1, seat_hi);
+  s.block = read_int(need(d, "block"), "block", BLOCK_NONE, BLOCK_AUCTION);
+  s.blocks_used = read_int(need(d, "blocks_used"), "blocks_used", 0, 7);
+  s.paid_advance_done = read_bool(need(d, "paid_advance_done"), "paid_advance_done");
+  s.gems_activated = read_int(need(d, "gems_activated"), "gems_activated", 0, (1 << NUM_GEMS) - 1);
+  s.gems_deactivated = read_int(need(d, "gems_deactivated"), "gems_deactivated", 0, (1 << NUM_GEMS) - 1);
+  read_svec(need(d, "display"), s.display, "display", 0, NUM_ARTIFACT_TYPES - 1);
+  read_svec(need(d, "artifact_deck"), s.artifact_deck, "artifact_deck", 0, NUM_ARTIFACT_TYPES - 1);
+  s.artifact_auctioned = read_bool(need(d, "artifact_auctioned"), "artifact_auctioned");
+  read_ints(need(d, "sentinel_owner"), s.sentinel_owner, "sentinel_owner", -2, seat_hi);
+  py::list decks = read_list(need(d, "decks"), "decks", NUM_COLOURS);
+  py::list discards = read_list(need(d, "discards"), "discards", NUM_COLOURS);
   if (decks.size() != NUM_COLOURS || discards.size() != NUM_COLOURS)
     throw py::value_error("state dict: bad decks");
   for (int c = 0; c < NUM_COLOURS; ++c) {
-    read_svec(decks[c], s.decks[c]);
-    read_svec(discards[c], s.discards[c]);
+    read_svec(decks[c], s.decks[c], "decks", 0, NUM_CARD_TOKENS - 1);
+    read_svec(discards[c], s.discards[c], "discards", 0, NUM_CARD_TOKENS - 1);
   }
-  read_array(need(d, "concentrated_supply"), s.concentrated_supply, "concentrated_supply");
-  read_array(need(d, "gem_supply"), s.gem_supply, "gem_supply");
-  read_svec(need(d, "art_mod"), s.art_mod);
-  read_svec(need(d, "sen_mod"), s.sen_mod);
-  s.auction_kind = need(d, "auction_kind").cast<int>();
-  s.auction_item = need(d, "auction_item").cast<int>();
-  s.auction_opener = need(d, "auction_opener").cast<int>();
-  s.high_bid = need(d, "high_bid").cast<int>();
-  s.high_bidder = need(d, "high_bidder").cast<int>();
-  s.passed = need(d, "passed").cast<int>();
-  s.debtor = need(d, "debtor").cast<int>();
-  s.debt_item_price = need(d, "debt_item_price").cast<int>();
-  s.free_levels = need(d, "free_levels").cast<int>();
-  read_svec(need(d, "victims"), s.victims);
-  s.terminated = need(d, "terminated").cast<bool>();
-  s.truncated = need(d, "truncated").cast<bool>();
-  s.num_decisions = need(d, "num_decisions").cast<int>();
+  read_ints(need(d, "concentrated_supply"), s.concentrated_supply, "concentrated_supply", 0,
+            CONCENTRATED_PER_COLOUR);
+  read_ints(need(d, "gem_supply"), s.gem_supply, "gem_supply", 0, GEM_SUPPLY[0]);
+  read_svec(need(d, "art_mod"), s.art_mod, "art_mod", -100, 100);
+  read_svec(need(d, "sen_mod"), s.sen_mod, "sen_mod", -100, 100);
+  s.auction_kind = read_int(need(d, "auction_kind"), "auction_kind", -1, ITEM_SENTINEL);
+  s.auction_item = read_int(need(d, "auction_item"), "auction_item", -1, NUM_ARTIFACT_TYPES - 1);
+  s.auction_opener = read_int(need(d, "auction_opener"), "auction_opener", -1, seat_hi);
+  s.high_bid = read_int(need(d, "high_bid"), "high_bid", 0, MAX_AMOUNT);
+  s.high_bidder = read_int(need(d, "high_bidder"), "high_bidder", -1, seat_hi);
+  s.passed = read_int(need(d, "passed"), "passed", 0, (1 << n) - 1);
+  s.debtor = read_int(need(d, "debtor"), "debtor", -1, seat_hi);
+  s.debt_item_price = read_int(need(d, "debt_item_price"), "debt_item_price", 0, MAX_AMOUNT);
+  s.free_levels = read_int(need(d, "free_levels"), "free_levels", 0, NUM_FIELDS);
+  read_svec(need(d, "victims"), s.victims, "victims", 0, seat_hi);
+  s.terminated = read_bool(need(d, "terminated"), "terminated");
+  s.truncated = read_bool(need(d, "truncated"), "truncated");
+  s.num_decisions = read_int(need(d, "num_decisions"), "num_decisions", 0, s.config.max_decisions);
+  py::list history = read_list(need(d, "history"), "history", static_cast<std::size_t>(s.num_decisions));
   s.history.clear();
-  for (auto item : py::list(need(d, "history"))) s.history.push_back(item.cast<int>());
+  s.history.reserve(history.size());
+  for (auto item : history) s.history.push_back(read_int(item, "history", 0, NUM_ACTIONS - 1));
   s.purchases.clear();
   py::object purchases = d.contains("purchases") ? py::object(d["purchases"]) : py::object(py::list());
-  for (auto item : py::list(purchases)) {
-    py::list r = py::reinterpret_borrow<py::object>(item).cast<py::list>();
+  const int kinds_hi[6] = {s.config.max_rounds, seat_hi, ITEM_SENTINEL, NUM_ARTIFACT_TYPES - 1,
+                           MAX_AMOUNT, MAX_AMOUNT};
+  for (auto item : read_list(purchases, "purchases", NUM_ARTIFACT_TYPES * 3 + NUM_SENTINELS)) {
+    py::list r = read_list(item, "purchase", 6);
     if (r.size() != 6) throw py::value_error("state dict: a purchase holds six integers");
     PurchaseRecord rec;
-    for (int i = 0; i < 6; ++i) rec[i] = r[i].cast<int>();
+    for (int i = 0; i < 6; ++i) rec[i] = read_int(r[i], "purchase", 0, kinds_hi[i]);
     s.purchases.push_back(rec);
   }
-  if (static_cast<int>(s.players.size()) != s.config.num_players ||
-      s.art_mod.size() != s.config.num_players || s.sen_mod.size() != s.config.num_players)
+  if (s.art_mod.size() != n || s.sen_mod.size() != n)
     throw py::value_error("state dict: player count does not match the config");
+  check_pending(s);
 }
 
 // An action as an index: Python and NumPy integers; bools and anything else give -1.
@@ -368,6 +460,13 @@ long long play_random_impl(Core& c, PyRandom rng, long long max_decisions) {
 PYBIND11_MODULE(_native, m) {
   m.doc() = "Native (C++) rules engine of The Scepter of Zavandor, identical to the Python one.";
   m.attr("NUM_ACTIONS") = NUM_ACTIONS;
+  // The state-reading ceilings, so a test can check they are validation.py's.
+  py::dict limits;
+  limits["MAX_DUST_CHITS"] = MAX_DUST_CHITS;
+  limits["MAX_SAGES_DUST"] = MAX_SAGES_DUST;
+  limits["MAX_VP"] = MAX_VP;
+  limits["MAX_AMOUNT"] = MAX_AMOUNT;
+  m.attr("STATE_LIMITS") = limits;
 
   py::class_<Core>(m, "Core")
       .def(py::init([](const py::dict& config, const py::object& seed) {

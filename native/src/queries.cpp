@@ -1,6 +1,8 @@
 // queries.py (and economy.hand_value/hand_load, scoring.py's VP counts) in C++.
 #include "queries.hpp"
 
+#include <stdexcept>
+
 namespace zav {
 
 static_assert(GEM_COST_TABLE[RUBY][1] == gem_cost(RUBY, 1) && GEM_COST_TABLE[OPAL][3] == gem_cost(OPAL, 3) &&
@@ -81,12 +83,18 @@ int item_price(const GameState& s, const PlayerState& p, int kind, int item, int
   return sentinel_price(s, p, bid);
 }
 
+// Check, don't trust: an artifact index from a state field indexes the table only in range.
+static const ArtifactSpec& artifact_spec(int art) {
+  if (art < 0 || art >= NUM_ARTIFACT_TYPES) throw std::logic_error("zavandor native: no such artifact");
+  return ARTIFACTS[art];
+}
+
 int item_min_bid(int kind, int item) {
-  return kind == ITEM_ARTIFACT ? ARTIFACTS[item].min_bid : SENTINEL_MIN_BID;
+  return kind == ITEM_ARTIFACT ? artifact_spec(item).min_bid : SENTINEL_MIN_BID;
 }
 
 bool may_acquire(const PlayerState& p, int kind, int item) {
-  return !(kind == ITEM_ARTIFACT && ARTIFACTS[item].only_one && p.artifacts[item] > 0);
+  return !(kind == ITEM_ARTIFACT && artifact_spec(item).only_one && p.artifacts[item] > 0);
 }
 
 bool has_means_for_colour(const GameState& s, const PlayerState& p, int colour) {
@@ -135,6 +143,7 @@ int sentinel_units(const PlayerState& p, int sentinel) {
 }
 
 int sentinel_vp(const PlayerState& p, int sentinel) {
+  if (sentinel < 0 || sentinel >= NUM_SENTINELS) throw std::logic_error("zavandor native: no such sentinel");
   const SentinelSpec& spec = SENTINELS[sentinel];
   int bonus = spec.per_unit * sentinel_units(p, sentinel);
   if (spec.cap >= 0 && bonus > spec.cap) bonus = spec.cap;

@@ -234,9 +234,14 @@ void take_free_chip(PlayerState& player) {
 
 void complete_purchase(GameState& s) {
   const int seat = s.debtor;
+  const int kind = s.auction_kind, item = s.auction_item;
+  // Check, don't trust: the winner and the item index the tables below (a state from outside
+  // with a cleared auction in DEBT would write past sentinel_owner).
+  const int items = kind == ITEM_ARTIFACT ? NUM_ARTIFACT_TYPES : kind == ITEM_SENTINEL ? NUM_SENTINELS : 0;
+  if (seat < 0 || seat >= s.players.size() || item < 0 || item >= items)
+    throw std::logic_error("zavandor native: the auction being completed names no winner or item");
   PlayerState& player = s.players[seat];
   settle(s, player);
-  const int kind = s.auction_kind, item = s.auction_item;
   s.purchases.push_back(PurchaseRecord{s.round, seat, kind, item, s.high_bid, s.debt_item_price});
   clear_auction(s);
   if (kind == ITEM_ARTIFACT) {

@@ -71,6 +71,14 @@ struct SVec {
   }
 };
 
+// Ceilings of what the box does not bound, the twins of zavandor_env/engine/validation.py's
+// (docs/rules.md, "Saved-game limits"; a test checks they agree): a state from Python is
+// refused past them, so payment search stays small and no sum overflows an int.
+constexpr int MAX_DUST_CHITS = 1000;      // dust chits of one value in one hand
+constexpr int MAX_SAGES_DUST = 1000;      // 9-Sages dust under a turn-order card
+constexpr int MAX_VP = 1000;              // vp, gem_vp
+constexpr int MAX_AMOUNT = 100000;        // a bid, a price, a balance (either sign)
+
 enum Phase : int { TURN = 0, BID = 1, DEBT = 2, FREE_LEVEL = 3, LOSE_GEM = 4, GAME_OVER = 5, ROUND_END = 6 };
 enum Block : int { BLOCK_NONE = -1, BLOCK_GEMS = 0, BLOCK_KNOWLEDGE = 1, BLOCK_AUCTION = 2 };
 constexpr int ITEM_ARTIFACT = 0;

@@ -32,13 +32,14 @@ from . import auction, turn
 from .actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
 from .config import GameConfig
 from .errors import IllegalActionError, ReplayError
+from .files import UntrustedInputError, parse_json
 from .flow import new_state, start_round
 from .hands import Hand, hand_of
 from .native import core_from_state, new_core, resolve_backend
 from .outcome import Outcome, game_outcome
 from .scoring import winners
 from .state import GameState, Phase, Purchase
-from .validation import check_state_dict
+from .validation import MAX_DECISIONS, check_state_dict
 from .view import PlayerView
 
 FORMAT_VERSION = 1
@@ -398,16 +399,18 @@ class Game:
         if resolve_backend(backend) == "native":
             from .native_game import NativeGame
 
-            return NativeGame.wrap(core_from_state(state), state.config, seed)
+            try:  # the core checks every index and count again before storing it
+                core = core_from_state(state)
+            except ValueError as exc:
+                raise ReplayError(f"malformed saved game: {exc}") from None
+            return NativeGame.wrap(core, state.config, seed)
         return game
 
     @classmethod
-    def from_json(cls, text: str, *, backend: str | None = None) -> Game:
-        try:
-            data = json.loads(text)
-        except (ValueError, TypeError, RecursionError) as exc:  # bad JSON, bytes or type
-            raise ReplayError(f"saved game is not valid JSON: {exc}") from None
-        return cls.from_dict(data, backend=backend)
+    def from_json(cls, text: str | bytes, *, backend: str | None = None) -> Game:
+        """Load :meth:`to_json` output; the text is bounded in size and nesting depth
+        (:func:`~.files.parse_json`) before anything is built from it."""
+        return cls.from_dict(_parse_record(text, "saved game"), backend=backend)
 
     def replay_record(self) -> dict[str, Any]:
         """What a replay file holds: config, seed and decisions (enough to rebuild the game)."""
@@ -435,10 +438,21 @@ class Game:
             config = GameConfig.from_dict(record["config"])
         except (ValueError, TypeError) as exc:
             raise ReplayError(f"replay has a bad config: {exc}") from None
+        # Refused before replaying: no game of this config (or any, past the cap) is longer.
+        most = min(config.max_decisions, MAX_DECISIONS)
+        if len(actions) > most:
+            raise ReplayError(f"replay holds {len(actions):,} decisions; at most {most:,} "
+                              f"can be replayed")
         seed = record["seed"]
         if seed is not None and (type(seed) is not int or seed < 0):
             raise ReplayError(f"replay seed must be a non-negative integer, got {seed!r}")
         return cls.replay(config, seed, actions, backend=backend)
+
+    @classmethod
+    def from_replay_json(cls, text: str | bytes, *, backend: str | None = None) -> Game:
+        """:meth:`from_replay_record` of a replay file's text, bounded in size and nesting
+        depth (:func:`~.files.parse_json`) before it is parsed further."""
+        return cls.from_replay_record(_parse_record(text, "replay"), backend=backend)
 
     def describe(self) -> str:
         """The whole table as readable multi-line text (every hand shown: a referee's view)."""
@@ -459,6 +473,14 @@ class Game:
             f"phase={self.phase.name}, current={self.current_player}, turn={self.turn_player})"
         )
 
+
+
+def _parse_record(text: str | bytes, what: str) -> Any:
+    """JSON from outside as data, or a one-line :class:`ReplayError`."""
+    try:
+        return parse_json(text, what=what)
+    except UntrustedInputError as exc:
+        raise ReplayError(str(exc)) from None
 
 
 def action_names(actions: Sequence[int]) -> list[str]:

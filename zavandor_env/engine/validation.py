@@ -2,14 +2,22 @@
 
 A saved game is user input: a file edited by hand, truncated or written by another version.
 Loading it must fail with a clear message instead of yielding a state that crashes (or plays
-wrongly) several decisions later.  Three layers:
+wrongly) several decisions later.  Four layers:
 
 1. **shape**: the same keys, value types and fixed list lengths as a fresh state of the same
    config (the fresh state serves as the template, so new fields need no extra code here);
 2. **ranges**: every seat, item id, token, level and count within its domain;
 3. **conservation**: gems, energy cards and concentrated cards add up to the box contents
    (this also bounds every count, so a huge number cannot exhaust memory later); the record
-   of purchases names real seats and items, possible prices and ordered rounds.
+   of purchases names real seats and items, possible prices and ordered rounds;
+4. **the pending decision**: the fields of an auction exist only in the phases that have one
+   (BID, DEBT), the auction winner only while his purchase is resolved (DEBT, FREE_LEVEL,
+   LOSE_GEM), victims only in LOSE_GEM, and each names what the rules need to go on (an
+   auctioned artifact on display, a debt the winner can pay, a seat in the turn order).
+
+What the box does not bound (dust, VP, bids, rounds, decisions) is bounded by the ceilings
+below, documented in docs/rules.md ("Saved-game limits"): far above any real game, small
+enough that payment search stays fast and no sum overflows the native core's ``int32``.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from operator import mul
-from typing import Any
+from typing import Any, Final
 
 from .actions import NUM_ACTIONS
 from .config import GameConfig
@@ -30,20 +38,44 @@ from .data import (
     CONCENTRATED_PER_COLOUR,
     COPIES_BY_PLAYERS,
     ENERGY_DECKS,
+    GEM_SALE_TABLE,
     GEM_SUPPLY,
     MAX_LEVEL,
     NUM_ARTIFACT_TYPES,
     NUM_CARD_TOKENS,
+    NUM_CHIPS,
     NUM_COLOURS,
     NUM_GEMS,
     NUM_SENTINELS,
     POSITION_MODIFIER,
+    SAGES_CARDS_PER_LEVEL,
     SENTINEL_MIN_BID,
     TOKEN_COLOUR,
     TOKEN_VALUE,
+    Field,
 )
 from .names import ARTIFACT_NAMES, SENTINEL_NAMES
 from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Phase
+
+# ---- ceilings of what the box does not bound (docs/rules.md, "Saved-game limits") ------------
+# Measured over 1,000 seeded games (2-6 players, mixed uniform/thrifty/heuristic seats): at
+# most 10 chits of one value in a hand, 55 nine-Sages dust, 137 VP, a bid of 697, round 46 and
+# 856 decisions.
+#: Dust chits of one value in one hand (rule decision 15: dust is unlimited).
+MAX_DUST_CHITS: Final = 1_000
+#: 9-Sages dust waiting under a turn-order card.
+MAX_SAGES_DUST: Final = 1_000
+#: VP totals (``vp``, ``gem_vp``).
+MAX_VP: Final = 1_000
+#: Energy amounts: a bid, a price, a running balance (either sign).
+MAX_AMOUNT: Final = 100_000
+#: ``config.max_rounds`` of a saved game (and so its round).
+MAX_ROUNDS: Final = 1_000
+#: ``config.max_decisions`` of a saved game (and so its decision count and history), and the
+#: decisions a replay may hold.
+MAX_DECISIONS: Final = 50_000
+#: Every other int of a state (after its own bound) fits the native core's int32.
+INT32_MAX: Final = 2**31 - 1
 
 # Lists whose length varies during a game (their elements are plain ints).
 _VARIABLE_LISTS = frozenset(
@@ -58,16 +90,16 @@ _VARIABLE_LISTS = frozenset(
         "deck",
     }
 )
-_NO_BOUND = None
 # Lists of fixed-width integer records (variable length): name -> record width.
 _RECORD_LISTS = {"purchases": 6}
 
 
-def _state_bounds(n: int) -> dict[str, tuple[int | None, int | None]]:
-    """Inclusive bounds of every int (or int list) field of the state; absent: >= 0."""
+def _state_bounds(n: int, max_rounds: int, max_decisions: int) -> dict[str, tuple[int, int]]:
+    """Inclusive bounds of every int (or int list) field of the state."""
     seat = (0, n - 1)
     seat_or_none = (-1, n - 1)
     return {
+        "round": (1, max_rounds),
         "phase": (0, max(Phase)),
         "turn_index": seat,
         "turn_player": seat,
@@ -91,15 +123,35 @@ def _state_bounds(n: int) -> dict[str, tuple[int | None, int | None]]:
         "history": (0, NUM_ACTIONS - 1),
         "decks": (0, NUM_CARD_TOKENS - 1),
         "discards": (0, NUM_CARD_TOKENS - 1),
+        "gems_activated": (0, (1 << NUM_GEMS) - 1),
+        "gems_deactivated": (0, (1 << NUM_GEMS) - 1),
+        "gem_supply": (0, max(GEM_SUPPLY)),
+        "high_bid": (0, MAX_AMOUNT),
+        "debt_item_price": (0, MAX_AMOUNT),
+        "free_levels": (0, max(a.free_levels for a in ARTIFACTS)),
+        "num_decisions": (0, max_decisions),
     }
 
 
-_PLAYER_BOUNDS: dict[str, tuple[int | None, int | None]] = {
+#: 9-Sages cards wait under the turn-order card for one round: two per level entered.
+_MOST_SAGES_CARDS: Final = SAGES_CARDS_PER_LEVEL * MAX_LEVEL
+
+_PLAYER_BOUNDS: dict[str, tuple[int, int]] = {
+    "seat": (0, INT32_MAX),  # equal to its index (checked below)
     "character": (0, len(CHARACTERS) - 1),
-    "balance": (_NO_BOUND, _NO_BOUND),
+    "active": (0, max(GEM_SUPPLY)),
+    "inactive": (0, max(GEM_SUPPLY)),
+    # Cards and concentrated cards are bounded exactly by conservation; this bounds dust.
+    "hand": (0, MAX_DUST_CHITS),
+    "balance": (-MAX_AMOUNT, MAX_AMOUNT),
     "sages_tokens": (0, NUM_CARD_TOKENS - 1),
+    "sages_dust": (0, MAX_SAGES_DUST),
     "levels": (0, MAX_LEVEL),
+    "pentagon_chips": (0, NUM_CHIPS),
+    "artifacts": (0, max(COPIES_BY_PLAYERS.values())),
     "sentinels": (0, NUM_SENTINELS - 1),
+    "vp": (0, MAX_VP),
+    "gem_vp": (0, MAX_VP),
 }
 
 
@@ -114,32 +166,64 @@ def _template(config: GameConfig) -> dict[str, Any]:
 
 def check_state_dict(data: Any, config: GameConfig) -> None:
     """Raise ``ValueError`` naming the first problem of a saved state's plain data."""
+    _check_config_limits(config)
     _check_shape(data, _template(config), "state")
     n = config.num_players
-    bounds = _state_bounds(n)
-    for name, (lo, hi) in bounds.items():
-        _check_ints(data[name], lo, hi, f"state.{name}")
+    bounds = _state_bounds(n, config.max_rounds, config.max_decisions)
     for name, value in data.items():
-        if name not in bounds and name not in ("config", "players", "rng"):
-            _check_ints(value, 0, None, f"state.{name}")
+        if name not in ("config", "players", "rng"):
+            lo, hi = bounds.get(name, (0, INT32_MAX))
+            _check_ints(value, lo, hi, f"state.{name}")
     for seat, player in enumerate(data["players"]):
         where = f"state.players[{seat}]"
         if player["seat"] != seat:
             raise ValueError(f"{where}.seat is {player['seat']!r}, expected {seat}")
         for name, value in player.items():
-            lo, hi = _PLAYER_BOUNDS.get(name, (0, None))
+            lo, hi = _PLAYER_BOUNDS.get(name, (0, INT32_MAX))
             _check_ints(value, lo, hi, f"{where}.{name}")
+        if len(player["sages_tokens"]) > _MOST_SAGES_CARDS:
+            raise ValueError(f"{where}.sages_tokens holds {len(player['sages_tokens'])} cards; "
+                             f"one round's 9-Sages levels give at most {_MOST_SAGES_CARDS}")
     for kind in ("decks", "discards"):
         for colour, pile in enumerate(data[kind]):
             if any(TOKEN_COLOUR[t] != colour for t in pile):
                 raise ValueError(f"state.{kind}[{colour}] holds a card of another colour")
-    words = data["rng"][1]  # Mersenne Twister: 624 32-bit words and a position
+    version, words, gauss = data["rng"]  # Mersenne Twister: 624 32-bit words and a position
     if not all(0 <= w < 1 << 32 for w in words[:-1]) or not 0 <= words[-1] <= len(words) - 1:
         raise ValueError("state.rng is not a random generator state")
+    # The rules never draw a Gaussian, so no generator of a game caches one (the native core
+    # has no such cache and writes null): anything else would make the backends differ.
+    if version != 3 or gauss is not None:
+        raise ValueError("state.rng must be [3, words, null], a game's generator state")
+    if len(data["history"]) > data["num_decisions"]:
+        raise ValueError("state.history records more decisions than state.num_decisions")
     _check_conservation(data)
     _check_unique_items(data, config)
+    for seat, player in enumerate(data["players"]):
+        _check_chips(player, f"state.players[{seat}]")
     _check_pending_decision(data)
+    _check_phase_fields(data)
     _check_purchases(data, config)
+
+
+def _check_config_limits(config: GameConfig) -> None:
+    """A saved game's safety limits within the ceilings (a game may run that long)."""
+    if config.max_rounds > MAX_ROUNDS:
+        raise ValueError(f"config.max_rounds {config.max_rounds} is above {MAX_ROUNDS:,}")
+    if config.max_decisions > MAX_DECISIONS:
+        raise ValueError(f"config.max_decisions {config.max_decisions} is above {MAX_DECISIONS:,}")
+
+
+def _check_chips(player: dict[str, Any], where: str) -> None:
+    """Every chip bought waits in the pentagon or marks a field entered (the starting field
+    needs none): a level without a chip, or a chip from nowhere, is refused."""
+    start = CHARACTERS[player["character"]].start_field
+    entered = sum(1 for f, level in enumerate(player["levels"]) if level and f != start)
+    if entered + player["pentagon_chips"] != sum(player["chips_bought"]):
+        raise ValueError(
+            f"{where}: {sum(player['chips_bought'])} chips bought, but {entered} fields "
+            f"entered and {player['pentagon_chips']} chips in the pentagon"
+        )
 
 
 def _check_pending_decision(data: dict[str, Any]) -> None:
@@ -149,28 +233,117 @@ def _check_pending_decision(data: dict[str, Any]) -> None:
         raise ValueError(f"state.turn_order {order} must list distinct seats")
     if data["turn_index"] >= len(order) or order[data["turn_index"]] != data["turn_player"]:
         raise ValueError("state.turn_player is not at state.turn_index of state.turn_order")
+    players = data["players"]
+    if any(not p["eliminated"] and p["seat"] not in order for p in players):
+        raise ValueError("state.turn_order leaves out a player still in the game")
     phase = data["phase"]
     over = data["terminated"] or data["truncated"]
     nobody_decides = over or phase == Phase.ROUND_END
     if over != (phase == Phase.GAME_OVER) or (data["current_player"] < 0) != nobody_decides:
         raise ValueError("state.phase, current_player and terminated/truncated disagree")
-    if phase == Phase.BID:
-        kind, item = data["auction_kind"], data["auction_item"]
-        items = NUM_ARTIFACT_TYPES if kind == 0 else NUM_SENTINELS
-        if kind < 0 or not 0 <= item < items or data["auction_opener"] < 0:
-            raise ValueError("state.phase is BID but no auction is in progress")
-    elif phase in (Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM) and data["debtor"] < 0:
-        raise ValueError("state.phase awaits an auction winner's decision but debtor is -1")
-    if phase == Phase.LOSE_GEM and data["victims"][:1] != [data["current_player"]]:
-        raise ValueError("state.phase is LOSE_GEM but the current player is not the next victim")
-    for seat, player in enumerate(data["players"]):
+    if not nobody_decides and players[data["current_player"]]["eliminated"]:
+        raise ValueError("state.current_player has been eliminated")
+    if phase == Phase.TURN and data["current_player"] != data["turn_player"]:
+        raise ValueError("state.phase is TURN but the current player is not the turn player")
+    for seat, player in enumerate(players):
         # Costs run up only on the turn player's (or an auction winner's) balance, and a
         # turn player can never have spent more than his hand holds.
         if seat not in (data["turn_player"], data["debtor"]) and player["balance"]:
             raise ValueError(f"state.players[{seat}].balance must be 0 outside his turn")
-    turn = data["players"][data["turn_player"]]
-    if phase == Phase.TURN and turn["balance"] > sum(map(mul, turn["hand"], TOKEN_VALUE)):
+    turn = players[data["turn_player"]]
+    in_debt = phase == Phase.DEBT and data["debtor"] == data["turn_player"]  # checked later
+    if not in_debt and turn["balance"] > sum(map(mul, turn["hand"], TOKEN_VALUE)):
         raise ValueError("the turn player's balance exceeds his hand's value")
+
+
+_AUCTION_PHASES = (Phase.BID, Phase.DEBT)
+_RESOLUTION_PHASES = (Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM)
+#: An auction's fields when none is in progress (as ``auction._clear_auction`` leaves them).
+_NO_AUCTION = {"auction_kind": -1, "auction_item": -1, "auction_opener": -1, "high_bid": 0,
+               "high_bidder": -1, "passed": 0, "debt_item_price": 0}
+
+
+def _check_phase_fields(data: dict[str, Any]) -> None:
+    """Each phase's own fields are set, and only in that phase: the auction in BID/DEBT, the
+    winner (``debtor``) in DEBT/FREE_LEVEL/LOSE_GEM, free levels in FREE_LEVEL, victims in
+    LOSE_GEM; elsewhere they hold their cleared values."""
+    phase = Phase(data["phase"])
+    if phase in _AUCTION_PHASES:
+        _check_auction(data, phase)
+    else:
+        for name, cleared in _NO_AUCTION.items():
+            if data[name] != cleared:
+                raise ValueError(f"state.{name} is {data[name]}, but no auction is in progress "
+                                 f"in phase {phase.name} (expected {cleared})")
+    debtor = data["debtor"]
+    if (debtor >= 0) != (phase in _RESOLUTION_PHASES):
+        raise ValueError(f"state.debtor is {debtor} in phase {phase.name}")
+    if phase in (Phase.DEBT, Phase.FREE_LEVEL) and data["current_player"] != debtor:
+        raise ValueError(f"state.phase is {phase.name} but the current player is not the debtor")
+    if (data["free_levels"] > 0) != (phase == Phase.FREE_LEVEL):
+        raise ValueError(f"state.free_levels is {data['free_levels']} in phase {phase.name}")
+    victims = data["victims"]
+    if bool(victims) != (phase == Phase.LOSE_GEM):
+        raise ValueError(f"state.victims is {victims} in phase {phase.name}")
+    if phase == Phase.LOSE_GEM:
+        if victims[0] != data["current_player"]:
+            raise ValueError("state.phase is LOSE_GEM but the current player is not the next "
+                             "victim")
+        players = data["players"]
+        if (len(set(victims)) != len(victims) or debtor in victims
+                or any(players[v]["eliminated"] or v not in data["turn_order"] for v in victims)):
+            raise ValueError(f"state.victims {victims} must be distinct opponents of the "
+                             f"winner still in the game")
+    if phase in (Phase.FREE_LEVEL, Phase.LOSE_GEM) and data["players"][debtor]["balance"]:
+        raise ValueError("state.debtor has paid already, yet his balance is not 0")
+
+
+def _check_auction(data: dict[str, Any], phase: Phase) -> None:
+    """An auction in progress names an item that can be auctioned, a bid at least its
+    minimum, bidders in the turn order, and (in DEBT) a winner who can pay by selling gems."""
+    kind, item = data["auction_kind"], data["auction_item"]
+    if kind not in (ITEM_ARTIFACT, ITEM_SENTINEL):
+        raise ValueError(f"state.phase is {phase.name} but no auction is in progress")
+    items = NUM_ARTIFACT_TYPES if kind == ITEM_ARTIFACT else NUM_SENTINELS
+    if not 0 <= item < items:
+        raise ValueError(f"state.auction_item {item} does not exist")
+    if kind == ITEM_ARTIFACT and item not in data["display"]:
+        raise ValueError(f"the auctioned artifact {ARTIFACT_NAMES[item]} is not on display")
+    if kind == ITEM_SENTINEL and data["sentinel_owner"][item] != -1:
+        raise ValueError(f"the auctioned sentinel {SENTINEL_NAMES[item]} is not available")
+    minimum = ARTIFACTS[item].min_bid if kind == ITEM_ARTIFACT else SENTINEL_MIN_BID
+    if data["high_bid"] < minimum:
+        raise ValueError(f"state.high_bid {data['high_bid']} is below the minimum {minimum}")
+    order, players = data["turn_order"], data["players"]
+    opener, bidder, passed = data["auction_opener"], data["high_bidder"], data["passed"]
+    if opener != data["turn_player"]:
+        raise ValueError("state.auction_opener is not the turn player")
+    if bidder >= 0 and (bidder not in order or players[bidder]["eliminated"]
+                        or (passed >> bidder) & 1):
+        raise ValueError(f"state.high_bidder {bidder} cannot hold the high bid")
+    if any((passed >> seat) & 1 and seat not in order for seat in range(len(players))):
+        raise ValueError("state.passed marks a seat outside the turn order")
+    if phase == Phase.BID:
+        current = data["current_player"]
+        if (passed >> current) & 1 or current not in order or (bidder < 0 and current != opener):
+            raise ValueError(f"state.current_player {current} cannot bid now")
+        if data["debt_item_price"]:
+            raise ValueError("state.debt_item_price is set before the auction is won")
+        return
+    debtor = data["debtor"]
+    if bidder != debtor:
+        raise ValueError("state.phase is DEBT but the debtor is not the high bidder")
+    surcharge = max(m[kind] for m in POSITION_MODIFIER)
+    if data["debt_item_price"] > data["high_bid"] + surcharge:
+        raise ValueError(f"state.debt_item_price {data['debt_item_price']} is above the bid")
+    player = players[debtor]
+    hand = sum(map(mul, player["hand"], TOKEN_VALUE))
+    level = player["levels"][Field.GEMSTONES]
+    gems = sum((player["active"][g] + player["inactive"][g]) * GEM_SALE_TABLE[g][level]
+               for g in range(NUM_GEMS))
+    if not hand < player["balance"] <= hand + gems:
+        raise ValueError(f"state.phase is DEBT, but the debtor's balance {player['balance']} is "
+                         f"not between his hand ({hand}) and his hand and gems ({hand + gems})")
 
 
 def _check_purchases(data: dict[str, Any], config: GameConfig) -> None:
@@ -197,7 +370,7 @@ def _check_purchases(data: dict[str, Any], config: GameConfig) -> None:
             raise ValueError(f"{where}: item {item} does not exist")
         minimum = ARTIFACTS[item].min_bid if kind == ITEM_ARTIFACT else SENTINEL_MIN_BID
         surcharge = max(m[kind] for m in POSITION_MODIFIER)  # largest turn-order surcharge
-        if bid < minimum or not 0 <= price <= bid + surcharge:
+        if not minimum <= bid <= MAX_AMOUNT or not 0 <= price <= min(bid + surcharge, MAX_AMOUNT):
             raise ValueError(f"{where}: bid {bid} / price {price} impossible for that item")
 
 
@@ -255,10 +428,11 @@ def _ints(value: Any) -> Iterator[int]:
             yield from _ints(v)
 
 
-def _check_ints(value: Any, lo: int | None, hi: int | None, where: str) -> None:
+def _check_ints(value: Any, lo: int, hi: int, where: str) -> None:
     for v in _ints(value):
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise ValueError(f"{where} holds {v}, outside [{lo}, {hi if hi is not None else ''}]")
+        if not lo <= v <= hi:
+            shown = str(v) if abs(v) < 10**12 else f"a {len(str(abs(v)))}-digit number"
+            raise ValueError(f"{where} holds {shown}, outside [{lo}, {hi}]")
 
 
 def _check_conservation(data: dict[str, Any]) -> None:
