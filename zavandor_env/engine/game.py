@@ -474,7 +474,6 @@ class Game:
         )
 
 
-
 def _parse_record(text: str | bytes, what: str) -> Any:
     """JSON from outside as data, or a one-line :class:`ReplayError`."""
     try:
