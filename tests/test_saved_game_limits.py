@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 
 from tests.fuzz_saves import seed_saves
-from zavandor_env.engine import Game, GameConfig, Phase, ReplayError, native_available, validation
+from zavandor_env.engine import (
+    ConfigError,
+    Game,
+    GameConfig,
+    Phase,
+    ReplayError,
+    native_available,
+    validation,
+)
+from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS
 from zavandor_env.engine.data import DUST_TOKEN0
 from zavandor_env.engine.errors import IllegalActionError
 
@@ -116,17 +125,19 @@ def test_round_and_limits_past_int32_are_refused_in_one_line(where: str, value: 
     assert_refused(data)
 
 
-@needs_native
-def test_a_native_game_with_max_rounds_past_int32_is_a_value_error() -> None:
-    config = GameConfig(num_players=2, max_rounds=2**31)
-    with pytest.raises(ValueError, match="max_rounds is outside"):
-        Game.new(config, seed=1, backend="native")
+@pytest.mark.parametrize("field", ["max_rounds", "max_decisions"])
+def test_a_config_with_limits_past_their_ceilings_is_refused(field: str) -> None:
+    most = {"max_rounds": MAX_ROUNDS, "max_decisions": MAX_DECISIONS}[field]
+    assert GameConfig(num_players=2, **{field: most})  # the ceiling itself is a game
+    for value in (most + 1, 2**31):
+        with pytest.raises(ConfigError, match=f"{field} must be an integer from 1 to {most:,}"):
+            GameConfig(num_players=2, **{field: value})
 
 
 def test_limits_beyond_the_ceilings_are_refused() -> None:
     data = save_at(Phase.TURN)
-    data["state"]["config"]["max_rounds"] = validation.MAX_ROUNDS + 1
-    assert_refused(data, "config.max_rounds")
+    data["state"]["config"]["max_rounds"] = MAX_ROUNDS + 1
+    assert_refused(data, "max_rounds")
 
 
 @needs_native
@@ -265,12 +276,16 @@ def test_a_replay_file_round_trips() -> None:
 
 
 def test_a_replay_longer_than_any_game_is_refused_before_replaying() -> None:
-    record = Game.new(GameConfig(num_players=2, max_decisions=10**6), seed=1).replay_record()
+    config = GameConfig(num_players=2, max_decisions=MAX_DECISIONS)  # the longest allowed
+    record = Game.new(config, seed=1).replay_record()
     record["actions"] = [0] * 200_000
     start = time.perf_counter()
-    with pytest.raises(ReplayError, match=f"at most {validation.MAX_DECISIONS:,}"):
+    with pytest.raises(ReplayError, match=f"at most {MAX_DECISIONS:,}"):
         Game.from_replay_record(record)
     assert time.perf_counter() - start < 1
+    record["config"]["max_decisions"] = 10**6  # no config may allow more
+    with pytest.raises(ReplayError, match="bad config: max_decisions"):
+        Game.from_replay_record(record)
 
 
 def test_a_replay_longer_than_its_configs_limit_is_refused_before_replaying() -> None:

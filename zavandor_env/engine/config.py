@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from .data import CHARACTER_INDEX, MAX_PLAYERS, MIN_PLAYERS
+
+#: Ceilings of the safety limits, far above any real game (the longest of 1,000 seeded games
+#: took 46 rounds and 856 decisions): a saved game within them stays small enough to load,
+#: and every count the native core derives from them fits its int32 (docs/rules.md,
+#: "Saved-game limits").
+MAX_ROUNDS: Final = 1_000
+MAX_DECISIONS: Final = 50_000
 
 
 class ConfigError(ValueError):
@@ -78,10 +85,10 @@ class GameConfig:
                 f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, "
                 f"got {self.num_players!r}"
             )
-        for name in ("max_rounds", "max_decisions"):
+        for name, most in (("max_rounds", MAX_ROUNDS), ("max_decisions", MAX_DECISIONS)):
             value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+            if type(value) is not int or not 1 <= value <= most:
+                raise ConfigError(f"{name} must be an integer from 1 to {most:,}, got {value!r}")
         if self.characters is not None:
             if isinstance(self.characters, str) or not hasattr(self.characters, "__len__"):
                 raise ConfigError(f"characters must be a list of names, got {self.characters!r}")

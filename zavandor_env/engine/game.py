@@ -39,7 +39,7 @@ from .native import core_from_state, new_core, resolve_backend
 from .outcome import Outcome, game_outcome
 from .scoring import winners
 from .state import GameState, Phase, Purchase
-from .validation import MAX_DECISIONS, check_state_dict
+from .validation import check_state_dict
 from .view import PlayerView
 
 FORMAT_VERSION = 1
@@ -438,8 +438,9 @@ class Game:
             config = GameConfig.from_dict(record["config"])
         except (ValueError, TypeError) as exc:
             raise ReplayError(f"replay has a bad config: {exc}") from None
-        # Refused before replaying: no game of this config (or any, past the cap) is longer.
-        most = min(config.max_decisions, MAX_DECISIONS)
+        # Refused before replaying: no game of this config is longer (and no config allows
+        # more than MAX_DECISIONS).
+        most = config.max_decisions
         if len(actions) > most:
             raise ReplayError(f"replay holds {len(actions):,} decisions; at most {most:,} "
                               f"can be replayed")

@@ -69,11 +69,9 @@ MAX_SAGES_DUST: Final = 1_000
 MAX_VP: Final = 1_000
 #: Energy amounts: a bid, a price, a running balance (either sign).
 MAX_AMOUNT: Final = 100_000
-#: ``config.max_rounds`` of a saved game (and so its round).
-MAX_ROUNDS: Final = 1_000
-#: ``config.max_decisions`` of a saved game (and so its decision count and history), and the
-#: decisions a replay may hold.
-MAX_DECISIONS: Final = 50_000
+# ``config.max_rounds`` and ``config.max_decisions`` (so a saved game's round, decision count
+# and history, and the decisions a replay may hold) are bounded by GameConfig itself:
+# MAX_ROUNDS and MAX_DECISIONS, imported from .config.
 #: Every other int of a state (after its own bound) fits the native core's int32.
 INT32_MAX: Final = 2**31 - 1
 
@@ -166,7 +164,6 @@ def _template(config: GameConfig) -> dict[str, Any]:
 
 def check_state_dict(data: Any, config: GameConfig) -> None:
     """Raise ``ValueError`` naming the first problem of a saved state's plain data."""
-    _check_config_limits(config)
     _check_shape(data, _template(config), "state")
     n = config.num_players
     bounds = _state_bounds(n, config.max_rounds, config.max_decisions)
@@ -204,14 +201,6 @@ def check_state_dict(data: Any, config: GameConfig) -> None:
     _check_pending_decision(data)
     _check_phase_fields(data)
     _check_purchases(data, config)
-
-
-def _check_config_limits(config: GameConfig) -> None:
-    """A saved game's safety limits within the ceilings (a game may run that long)."""
-    if config.max_rounds > MAX_ROUNDS:
-        raise ValueError(f"config.max_rounds {config.max_rounds} is above {MAX_ROUNDS:,}")
-    if config.max_decisions > MAX_DECISIONS:
-        raise ValueError(f"config.max_decisions {config.max_decisions} is above {MAX_DECISIONS:,}")
 
 
 def _check_chips(player: dict[str, Any], where: str) -> None:
