@@ -118,6 +118,17 @@ def test_every_info_has_the_same_batchable_keys_and_outcome_is_on_the_env() -> N
     assert info["rounds"] == outcome.rounds and outcome.winners and info["game_over"]
 
 
+def test_infos_of_different_calls_share_no_array() -> None:
+    # The caller keeps each step's info (replay buffers do); Gymnasium 1.4's check_env
+    # refuses infos of two resets that share an object.
+    env = SingleAgentEnv(num_players=2)
+    infos = [env.reset(seed=0)[1], env.reset(seed=0)[1]]
+    infos += [info for *_, info in _play(env, seed=4)][-2:]
+    arrays = [v for info in infos for v in info.values() if isinstance(v, np.ndarray)]
+    assert len({id(a) for a in arrays}) == len(arrays)
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[:i])
+
+
 def test_an_illegal_learner_action_gives_the_same_final_info_keys() -> None:
     env = SingleAgentEnv(num_players=2)
     _, info = env.reset(seed=0)

@@ -282,10 +282,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             self.rewards[agent] += value
         self._rewards_set = True
         done = self.terminations if game.terminated else self.truncations
-        result = result_info(outcome)
         for agent in self.agents:
             done[agent] = True
-            self.infos[agent].update(result)
+            self.infos[agent].update(result_info(outcome))  # each agent's own arrays
         self._deads_step_first()
 
     def end_by_illegal_action(self, offender: str) -> None:

@@ -20,7 +20,6 @@ in ``info``: ask the environment, ``env.unwrapped.outcome()``.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,23 +31,14 @@ RESULT_KEYS = ("game_over", "terminated", "truncated", "illegal_action", "scores
                "winners", "rounds")
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False  # shared between steps and agents: nobody may change it
-    return array
-
-
-@lru_cache(maxsize=8)
-def _running(num_players: int) -> tuple[tuple[str, Any], ...]:
-    zeros = _frozen(np.zeros(num_players, np.int32))
-    return (("game_over", False), ("terminated", False), ("truncated", False),
-            ("illegal_action", False), ("scores", zeros), ("ranks", zeros),
-            ("winners", _frozen(np.zeros(num_players, np.int8))), ("rounds", 0))
-
-
 def running_info(num_players: int) -> dict[str, Any]:
-    """The result keys of a step whose game is still running (a new dict of shared read-only
-    arrays, so a step allocates no array)."""
-    return dict(_running(num_players))
+    """The result keys of a step whose game is still running.  Every call makes new arrays:
+    the caller keeps what a step returns (Gymnasium's ``check_env`` refuses infos of two
+    calls that share an object)."""
+    zeros = np.zeros(num_players, np.int32)
+    return {"game_over": False, "terminated": False, "truncated": False,
+            "illegal_action": False, "scores": zeros, "ranks": zeros.copy(),
+            "winners": np.zeros(num_players, np.int8), "rounds": 0}
 
 
 def result_info(outcome: Outcome, illegal_action: bool = False) -> dict[str, Any]:
@@ -59,8 +49,8 @@ def result_info(outcome: Outcome, illegal_action: bool = False) -> dict[str, Any
     return {
         "game_over": True, "terminated": outcome.terminated, "truncated": outcome.truncated,
         "illegal_action": illegal_action,
-        "scores": _frozen(np.array(outcome.scores, np.int32)),
-        "ranks": _frozen(np.array(outcome.ranks, np.int32)),
-        "winners": _frozen(winners),
+        "scores": np.array(outcome.scores, np.int32),
+        "ranks": np.array(outcome.ranks, np.int32),
+        "winners": winners,
         "rounds": outcome.rounds,
     }
