@@ -197,12 +197,15 @@ def test_odd_states() -> None:
         game.apply(policy(game))
     state = game.state
     state.players[1].hand[28] = 300
-    state.players[2].hand[3] = 260
+    state.players[2].hand[27] = 260  # dust 5: counts past 255, within the save ceilings
     state.players[0].balance = -37
     state.players[3].balance = 1234
     state.players[2].vp = 999
     checker.check(game, "odd counts")
-    state.turn_order = [s for s in state.turn_order if s != 2]
+    assert state.turn_player != 2 and state.current_player != 2
+    state.turn_order = [s for s in state.turn_order if s != 2]  # as a cursed player leaves
+    state.turn_index = state.turn_order.index(state.turn_player)
+    state.players[2].eliminated = True
     checker.check(game, "seat 2 outside the turn order")
 
 

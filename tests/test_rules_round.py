@@ -161,8 +161,11 @@ def test_empty_deck_is_refilled_by_shuffling_its_discards():
 
 
 def test_empty_deck_and_discards_pay_the_colour_mean_in_dust():
-    every_blue = "blue3:3 blue4:6 blue5:12 blue6:6 blue7:3"
-    game = build(2, players=[{"active": "", "sages": every_blue}, {"active": "sapphire"}],
+    # Every blue card waits under the other players' turn-order cards (a reachable table: at
+    # most 8 each, two per 9-Sages level entered in one round).
+    every_blue = ["blue3:3 blue4:5", "blue4:1 blue5:7", "blue5:5 blue6:3", "blue6:3 blue7:3"]
+    others = [{"active": "", "sages": cards} for cards in every_blue]
+    game = build(5, players=[others[0], {"active": "sapphire"}, *others[1:]],
                  decks={"blue": ""})
     finish_round(game)
     assert game.state.players[1].hand[:NUM_CARD_TOKENS] == [0] * NUM_CARD_TOKENS
