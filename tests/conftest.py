@@ -8,6 +8,9 @@ native core only the Python run exists.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+
 import pytest
 
 from zavandor_env.engine import native_available
@@ -40,3 +43,21 @@ def only_with_slow_selected(request: pytest.FixtureRequest) -> None:
     expr = request.config.getoption("markexpr") or ""
     if "slow" not in expr or "not slow" in expr:
         pytest.skip("run with -m slow")
+
+
+@pytest.fixture
+def app() -> Iterator[object]:
+    """A ``zavandor serve`` app on 127.0.0.1 (a free port) serving from a thread, for tests
+    that send it real requests (the security tests) or drive it with a browser."""
+    from zavandor_env.web.server import AppServer, Table
+
+    server = AppServer(Table(["random"], seat=0, seed=21), host="127.0.0.1", port=0)
+    # A short poll: shutdown() at the end of each test returns in milliseconds, not 0.5 s.
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -200,20 +200,7 @@ def test_viewer_shows_the_policys_view(browser: Any, tmp_path: Path) -> None:
         browser.save_screenshot(str(target / "viewer.png"))
 
 
-# ---- the web app ---------------------------------------------------------------------------
-@pytest.fixture
-def app() -> Iterator[AppServer]:
-    server = AppServer(Table(["random"], seat=0, seed=21), host="127.0.0.1", port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
-
-
+# ---- the web app (the ``app`` fixture is in conftest.py) --------------------------------
 def wait_for_new_decision(browser: Any, before: str | None) -> None:
     """Wait until the page has drawn the table after the click of decision ``before``."""
     wait_for(browser, lambda d: d.find_element("tag name", "body")

@@ -14,9 +14,8 @@ import hashlib
 import json
 import re
 import socket
-import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,20 +26,6 @@ from zavandor_env.web import server as web
 from zavandor_env.web.server import MAX_BODY, MAX_CONNECTIONS, TOKEN_HEADER, AppServer, Table
 
 TIMEOUT = 10.0  # seconds a test waits for one answer (a refusal comes in milliseconds)
-
-
-@pytest.fixture
-def app() -> Iterator[AppServer]:
-    server = AppServer(Table(["random"], seat=0, seed=21), host="127.0.0.1", port=0)
-    # A short poll: shutdown() at the end of each test returns in milliseconds, not 0.5 s.
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 @dataclass
