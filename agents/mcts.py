@@ -7,10 +7,9 @@ seat knows (:func:`zavandor_env.engine.determinize.determinize`: opponents' card
 Both are built around a **scripted policy** (``policy``): the ``planner`` (the default),
 ``naive`` or the ``heuristic``.  Its choice is the prior, it decides what is not searched, and
 it (or ``rollout``, another scripted player or ``"random"``) plays the rollouts -- so it is
-also the search's model of the opponents.  The model matters: at 0.05 s a move the flat search
-on the heuristic beats the heuristic (1.00 at 2 players) but loses to the planner (0.16),
-whose auctions it misjudges; on the planner it beats the planner (1.00; 0.99 as 1 vs 3) and
-the heuristic (0.94; 0.92 as 1 vs 3) -- docs/benchmarks.md, "MCTS around the planner".
+also the search's model of the opponents.  The model matters: a search whose rollouts play
+unlike its real opponents misjudges their auctions, which is why the planner, the strongest
+scripted player, is the default (docs/benchmarks.md, "MCTS around the planner").
 
 ``algorithm="flat"`` (the default; a flat Monte Carlo / PIMC search around the policy):
 
@@ -52,14 +51,12 @@ VP + (expected income x remaining rounds x efficiency + liquid energy) / vp_ener
 heuristic's own exchange rate between energy and VP.  ``eval_scale`` VP of lead is worth about
 0.73.
 
-Measured around the heuristic, against it (2 players, docs in tests/test_native_mcts.py): the
-old tree search with one-round truncated rollouts wins about 0.8 at 16 iterations but gets
-*weaker* with more (0.125 at 200 iterations): the truncated evaluation ignores long-term
-investments and the progressive bias fades.  The flat search with full rollouts and
-``switch_z=2`` plays like the heuristic at 16 iterations (0.5), wins 0.93 at 64 and 0.97 at
-150-400 and at 0.1 s a move.  ``MCTSAgent(policy="heuristic")`` is the default agent before
-2026-12-01, and ``MCTSAgent(algorithm="tree", horizon_rounds=1, policy="heuristic",
-no_ruin=False)`` the one before that.
+Why the flat search is the default: the tree search with truncated rollouts does not get
+stronger with more iterations (the truncated evaluation ignores long-term investments and the
+progressive bias fades), while the flat search with full rollouts plays like its policy at
+small budgets and improves on it as the budget grows.  The earlier defaults stay reachable:
+``MCTSAgent(policy="heuristic")`` and ``MCTSAgent(algorithm="tree", horizon_rounds=1,
+policy="heuristic", no_ruin=False)`` (figures: docs/benchmarks-history.md).
 
 Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins), at
 most ``MAX_ITERATIONS`` or ``MAX_SECONDS``.  A timed search starts playouts while its budget

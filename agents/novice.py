@@ -6,10 +6,10 @@ rules), except that each decision on its own turn is, with probability ``blunder
 random legal action instead.  Under the rulebook's Curse of the 9 Sages such a lapse is often
 fatal: opening an auction it cannot pay for gets it eliminated.
 
-It is the default opponent of ``gymnasium.make("Zavandor-v0")``
-(:mod:`zavandor_env.agents.gym_env`, where the choice is measured and explained): a small learner
-beats it within tens of thousands of steps by first learning not to curse itself, and the
-heuristic it is built on leaves room for a long learning curve after that.
+It is the default opponent of ``gymnasium.make("Zavandor-v0")`` (:mod:`zavandor_env.agents.gym_env`
+explains the choice, docs/benchmarks.md measures it): a small learner beats it within tens of
+thousands of steps by first learning not to curse itself, and the heuristic it is built on
+leaves room for a long learning curve after that.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from zavandor_env.engine.view import PlayerView
 
 from .heuristic import HeuristicAgent, HeuristicWeights
 
-#: The default lapse rate (see :mod:`zavandor_env.agents.gym_env` for the measurements).
+#: The default lapse rate (docs/benchmarks.md, "Learning against Zavandor-v0's default opponents").
 DEFAULT_BLUNDER = 0.02
 
 

@@ -25,24 +25,22 @@ When a **safety limit cuts a game off** (``GameConfig.max_rounds`` / ``max_decis
 (default -1, the same as a 2-player loss) instead of a terminal reward.  A truncated game
 therefore never pays better than losing, so a learner gains nothing by stalling (ending turns
 without buying, toggling gems) until the limit, and a run whose games never finish shows it in
-its returns instead of learning from zero rewards.  (This replaces the former
-``score_truncated`` option, which scored a cut-off game like a finished one: that ranked the VP
-leader of an unfinished game as a winner, which the rules never do.)
+its returns instead of learning from zero rewards.  (Scoring a cut-off game like a finished
+one would rank the VP leader of an unfinished game as a winner, which the rules never do.)
 
 Shaping, paid on every step:
 
 * ``vp_delta`` (default 0): each seat receives ``vp_delta * (VP now - VP before the step)``
   whenever phase 4 rescores.  Over a game it sums to ``vp_delta * (final VP - starting VP)``
   (a player eliminated by the Curse drops to 0 VP and loses its shaping too).  Off by default:
-  the terminal reward alone is learnable against ``Zavandor-v0``'s default opponents (50k
-  MaskablePPO steps won 30-44% of games with it off, 35-42% with 0.005: no measurable gain),
-  and without it the rewards of a finished game stay zero-sum.  The shipped self-play runs use
-  0.005 (about +0.3 over a winner's game).
+  the terminal reward alone is learnable against ``Zavandor-v0``'s default opponents (shaping
+  gave no measurable gain there: docs/benchmarks.md, "Learning against Zavandor-v0's default
+  opponents"), and without it the rewards of a finished game stay zero-sum.  The shipped
+  self-play runs use 0.005 (about +0.3 over a winner's game).
 * ``step_reward`` (default 0): added to a seat for each of its own decisions.  A small negative
   value is a cost of time that makes moves which change nothing not pay; it stays off by
   default because it also pays a learner that expects to lose for ending its episode early
-  (measured: against a strong opponent, with ``gamma=1``, a learner learned to get itself
-  eliminated by the Curse at its second decision).
+  (by getting itself eliminated by the Curse: docs/benchmarks.md, same section).
 
 ``illegal_reward`` (default -1): what an illegal action pays its player where an illegal action
 ends the episode instead of raising (``zavandor_v0.env()``'s ``TerminateIllegalWrapper``,
