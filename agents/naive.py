@@ -1,18 +1,19 @@
 """``naive``: the computer player of sozav (the only other implementation of this game), ported
 as an external baseline.
 
-The policy is the one written down in ``shared/agents/sozav-naive-policy.md`` ("the doc"); it is
-re-implemented here from that description over our engine.  sozav's player is called again and
-again during its turn and does *one* thing per call, in a fixed priority order (S1-S7 below);
-its bidding (B1-B4) uses a fixed limit of about the printed minimum.  The numbers are sozav's
-constants (no tuning, so no YAML file).
+The policy is sozav's ``AI::Naive`` player (sozav: a public Perl implementation by Roderick
+Schertler, github.com/rosche/sozav), re-implemented here from a description of its decisions
+over our engine.  sozav's player is called again and again during its turn and does *one* thing
+per call, in a fixed priority order (this module numbers the steps S1-S7, below); its bidding
+(B1-B4) uses a fixed limit of about the printed minimum.  The numbers are sozav's constants
+(no tuning, so no YAML file).
 
-Quantities (the doc's names): *cash* = own hand value less the turn's unpaid balance;
+Quantities (named as in sozav's policy): *cash* = own hand value less the turn's unpaid balance;
 *liquid* = cash + sale value of the inactive gems; *m(item)* = price at a bid less the bid
 (turn-order card, Artifacts knowledge, cross discounts, Masks: ``PlayerView.price``, unfloored);
 *best_gem* = the highest kind the seat may buy now (prerequisites, 5-ruby cap) **and that is
-still in the supply** (sozav's doc has no supply limit; ours is hard); *b(s)* = the sentinel
-bonus by the doc's formulas; *next track* = Gemstones if a Fire track and no Gemstones track,
+still in the supply** (sozav's player has no supply limit; ours is hard); *b(s)* = the
+sentinel bonus by sozav's formulas; *next track* = Gemstones if a Fire track and no Gemstones track,
 else the first of Artifacts, Accumulation, 9 Sages not entered.  *Chip order* (for ties) is
 approximated by the order the naive player enters fields: starting field, (Gemstones after a
 Fire start), Artifacts, Accumulation, 9 Sages -- our engine does not record which chip lies on
@@ -138,7 +139,7 @@ from .base import Agent
 
 __all__ = ["NaiveAgent", "NaiveDecision", "block_usable", "naive_decision", "safe_default"]
 
-# sozav's constants (the doc's S2, B3).
+# sozav's constants (steps S2, B3).
 GEMS_ADVANCE_MARGIN = 10
 BID_LIMIT_FACTOR = 1.05
 MASK_BID_LIMIT_FACTOR = 1.40
@@ -264,7 +265,7 @@ class NaiveDecision:
             return DEACTIVATE + gem in self.legal
         return True
 
-    # ---- the doc's quantities -------------------------------------------------------------
+    # ---- sozav's quantities ----------------------------------------------------------------
     def cost(self, gem: int) -> int:
         return GEM_COST_TABLE[gem][self.level]
 
@@ -281,7 +282,7 @@ class NaiveDecision:
         return None
 
     def bonus(self, sentinel: int) -> int:
-        """b(s) by the doc's formulas on the (virtual) holdings."""
+        """b(s) by sozav's formulas on the (virtual) holdings."""
         act, arts, me = self.v_active, self.me.artifacts, self.me
         if sentinel == Sen.PHOENIX:
             return 2 * sum(1 for n in act if n)
@@ -310,7 +311,7 @@ class NaiveDecision:
         return me.pentagon_chips > 0 or any(0 < lv < MAX_LEVEL for lv in me.levels)
 
     def wants(self, kind: int, item: int) -> bool:
-        """The doc's wants(item)."""
+        """sozav's wants(item)."""
         arts = self.me.artifacts
         if self.fire_blocks_buying():
             return False
@@ -326,7 +327,7 @@ class NaiveDecision:
         return True
 
     def fire_blocks_buying(self) -> bool:
-        """The doc's wants() rule 1: the druid buys and bids on nothing until Fire 4."""
+        """sozav's wants() rule 1: the druid buys and bids on nothing until Fire 4."""
         return 0 < self.me.levels[Field.FIRE] < MAX_LEVEL
 
     def next_track(self) -> int | None:
@@ -389,7 +390,7 @@ class NaiveDecision:
         return None
 
     def intent(self) -> int:
-        """The doc's S1-S7: the first step that applies, or end the turn."""
+        """Steps S1-S7: the first step that applies, or end the turn."""
         view, me = self.view, self.me
         auctions_usable = block_usable(view, Block.AUCTION)
         knowledge_usable = block_usable(view, Block.KNOWLEDGE) and not view.paid_advance_done
