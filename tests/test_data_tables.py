@@ -1,5 +1,5 @@
-"""Every number of ``shared/rules/components.md``, transcribed here independently of
-``zavandor_env/engine/data.py`` and compared with it (section numbers refer to the data sheet).
+"""Every number of docs/rules.md, "Components", transcribed here independently of
+``zavandor_env/engine/data.py`` and compared with it (C1-C13 refer to those entries).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from zavandor_env.engine import data as d
 from zavandor_env.engine.queries import active_slots, hand_limit
 from zavandor_env.engine.state import PlayerState
 
-# §1: value -> count, per colour (blue, green, white, red)
+# C1: value -> count, per colour (blue, green, white, red)
 SHEET_DECKS = (
     {3: 3, 4: 6, 5: 12, 6: 6, 7: 3},
     {5: 3, 6: 6, 7: 9, 8: 9, 9: 6, 10: 3},
@@ -22,7 +22,7 @@ SHEET_DECKS = (
 )
 
 
-# ---- §1 energy cards ---------------------------------------------------------------------------
+# ---- C1 energy cards ---------------------------------------------------------------------------
 def test_energy_decks_match_the_sheet() -> None:
     assert d.ENERGY_DECKS == SHEET_DECKS
     assert [sum(deck.values()) for deck in d.ENERGY_DECKS] == [30, 36, 30, 30]
@@ -65,7 +65,7 @@ def test_new_game_deals_exactly_the_energy_decks() -> None:
         assert counts == deck
 
 
-# ---- §2 concentrated energy --------------------------------------------------------------------
+# ---- C2 concentrated energy --------------------------------------------------------------------
 def test_concentrated_cards_are_worth_four_mean_cards() -> None:
     assert d.CONCENTRATED_VALUE == (20, 30, 40, 60)
     assert d.CONCENTRATED_PER_COLOUR == 8
@@ -77,7 +77,7 @@ def test_concentrated_cards_are_worth_four_mean_cards() -> None:
         assert d.CONCENTRATED_VALUE[colour] == 4 * mean == d.GEM_BASE_COST[colour + 1]
 
 
-# ---- §3 gems -----------------------------------------------------------------------------------
+# ---- C3-C7 gems ----------------------------------------------------------------------------------
 SHEET_GEM_COST = (
     (10, 9, 8, 7, 6),
     (20, 18, 16, 14, 12),
@@ -135,7 +135,7 @@ def test_active_slots_by_source() -> None:
     assert active_slots(p) == 11  # the maximum (why Unicorn and Scarab cap at 11)
 
 
-# ---- §4 knowledge ------------------------------------------------------------------------------
+# ---- C8 knowledge ------------------------------------------------------------------------------
 def test_knowledge_level_costs_and_effects() -> None:
     assert d.FIELD_NAMES == (
         "gemstones",
@@ -167,7 +167,7 @@ def test_knowledge_chip_costs() -> None:
     assert d.CHIP_COSTS == (20, 25, 30, 35, 40) and d.NUM_CHIPS == 5
 
 
-# ---- §5 characters -----------------------------------------------------------------------------
+# ---- C5 characters -----------------------------------------------------------------------------
 SHEET_CHARACTERS = {
     # name: (starting field, starting hand limit, starting dust, extra blue cards)
     "witch": (d.Field.GEMSTONES, 4, 10, 0),
@@ -207,7 +207,7 @@ def test_hand_limit_changes_once_per_field_and_per_artifact() -> None:
     assert d.HAND_LIMIT_FLOOR == 1
 
 
-# ---- §6 hand-limit loads and dust ----------------------------------------------------------------
+# ---- C9 hand-limit loads and dust ----------------------------------------------------------------
 def test_hand_limit_loads_and_dust_chits() -> None:
     assert d.CARD_LOAD == 1 and d.CONCENTRATED_LOAD == 3
     assert d.DUST_CHITS == (1, 2, 5, 10)  # 1 only with the one_value_dust variant
@@ -232,11 +232,11 @@ def test_hand_limit_loads_and_dust_chits() -> None:
 
 
 def test_empty_deck_dust_is_the_floored_mean() -> None:
-    # Proposed default 6: dust equal to the floor of the colour's mean per card owed.
+    # Decision 12: dust equal to the floor of the colour's mean per card owed.
     assert d.EMPTY_DECK_DUST == (5, 7, 10, 15)
 
 
-# ---- §7 turn order, artifacts, sentinels, player counts ------------------------------------------
+# ---- C10-C13 turn order, artifacts, sentinels, player counts -------------------------------------
 def test_position_modifiers() -> None:
     assert d.POSITION_MODIFIER == ((10, 20), (5, 10), (0, 0), (0, 0), (-5, -10), (-10, -20))
     assert d.MODIFIER_VP_THRESHOLD == 10

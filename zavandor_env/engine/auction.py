@@ -151,7 +151,7 @@ def _complete_purchase(state: GameState) -> None:
         spec = ARTIFACTS[item]
         if item == Art.ELIXIR and state.gem_supply[Gem.DIAMOND]:
             state.gem_supply[Gem.DIAMOND] -= 1
-            player.inactive[Gem.DIAMOND] += 1  # to the pentagon (FAQ #7)
+            player.inactive[Gem.DIAMOND] += 1  # to the pentagon (docs/rules.md decision 8)
         if spec.destroys_gems:
             _take_free_chip(player)
             state.victims = [
@@ -173,7 +173,7 @@ def _take_free_chip(player: PlayerState) -> None:
             player.chips_bought[i] = True
             player.pentagon_chips += 1
             return
-    # All chips already bought: no effect (components.md FAQ #6).
+    # All chips already bought: no effect (docs/rules.md decision 7).
 
 
 def _clear_auction(state: GameState) -> None:

@@ -1,9 +1,9 @@
 """Component tables of *The Scepter of Zavandor*.
 
-Every number here comes from ``shared/rules/components.md`` (the project's data sheet, which
-cites its sources: the English rulebook "S0", the sozav implementation "S1", reviews and the
-official site).  The section of the data sheet is given beside each table.  Consistency checks
-run at import time, so a typo in a table fails loudly instead of skewing games.
+Every number here is listed, with where it is printed (the rulebook's English edition by
+section, or sozav's implementation for numbers printed only on the components), in
+``docs/rules.md``, "Components"; the entry (C1-C13) is given beside each table.  Consistency
+checks run at import time, so a typo in a table fails loudly instead of skewing games.
 
 Indices used throughout the engine:
 
@@ -58,7 +58,7 @@ GEM_NAMES: Final = ("opal", "sapphire", "emerald", "diamond", "ruby")
 COLOUR_NAMES: Final = ("blue", "green", "white", "red")
 FIELD_NAMES: Final = ("gemstones", "energy_flow", "fire", "sages", "artifacts", "accumulation")
 
-# --- §1 Energy cards (126): value -> number of cards, per colour (S1, likely; counts exact) ---
+# --- C1 Energy cards (126): value -> number of cards, per colour ---
 ENERGY_DECKS: Final[tuple[dict[int, int], ...]] = (
     {3: 3, 4: 6, 5: 12, 6: 6, 7: 3},  # blue (sapphire), 30 cards, mean 5
     {5: 3, 6: 6, 7: 9, 8: 9, 9: 6, 10: 3},  # green (emerald), 36 cards, mean 7.5
@@ -67,30 +67,30 @@ ENERGY_DECKS: Final[tuple[dict[int, int], ...]] = (
 )
 TOTAL_ENERGY_CARDS: Final = 126
 
-# --- §2 Concentrated energy (8 per colour; value = 4 x deck mean; +2 dust on receipt) ---
+# --- C2 Concentrated energy (8 per colour; value = 4 x deck mean; +2 dust on receipt) ---
 CONCENTRATED_VALUE: Final = (20, 30, 40, 60)
 CONCENTRATED_PER_COLOUR: Final = 8
 CONCENTRATED_BONUS_DUST: Final = 2
 CARDS_PER_CONCENTRATED: Final = 4
 
-# --- §3 Gems ---
-GEM_BASE_COST: Final = (10, 20, 30, 40, 60)  # S1, likely
-GEM_VP: Final = (1, 1, 2, 2, 3)  # S0, exact
-GEM_SUPPLY: Final = (28, 28, 24, 24, 20)  # S0, exact
-GEM_DISCOUNT_PERCENT_PER_LEVEL: Final = 10  # Knowledge of Gemstones, S0, exact
-MAX_RUBIES: Final = 5  # per player; Chalices do not count (S0)
+# --- C3 Gems, C4 supply, C5 start, C7 slots ---
+GEM_BASE_COST: Final = (10, 20, 30, 40, 60)  # player boards (sozav's values)
+GEM_VP: Final = (1, 1, 2, 2, 3)
+GEM_SUPPLY: Final = (28, 28, 24, 24, 20)  # C4
+GEM_DISCOUNT_PERCENT_PER_LEVEL: Final = 10  # Knowledge of Gemstones
+MAX_RUBIES: Final = 5  # per player; Chalices do not count
 BASE_ACTIVE_SLOTS: Final = 5
 ACCUMULATION_SLOTS_BY_LEVEL: Final = (0, 0, 1, 1, 2)
 BELT_SLOTS: Final = 2
 WAND_SLOTS: Final = 2
-START_GEMS: Final = (2, 1, 0, 0, 0)  # 2 opals + 1 sapphire, all active (S0)
+START_GEMS: Final = (2, 1, 0, 0, 0)  # 2 opals + 1 sapphire, all active (C5)
 
-# Opals produce dust in groups: 3 -> 10, then 2 -> 5 or 1 -> 2 for the remainder (§3.3).
+# Opals produce dust in groups: 3 -> 10, then 2 -> 5 or 1 -> 2 for the remainder (C6).
 OPAL_GROUP_SIZE: Final = 3
 OPAL_DUST_BY_REMAINDER: Final = (0, 2, 5)
 OPAL_DUST_PER_GROUP: Final = 10
 
-# --- §4 Knowledge ---
+# --- C8 Knowledge ---
 LEVEL_COSTS: Final = (
     (2, 4, 8, 16),  # gemstones
     (3, 6, 12, 24),  # energy flow
@@ -107,11 +107,11 @@ TOP_LEVEL_VP: Final = 2
 FIRE_LEVEL_FOR_RUBIES: Final = 4
 DRUID_RUBY_FIRE_LEVEL: Final = 3
 SAGES_CARDS_PER_LEVEL: Final = 2  # level k gives two cards of colour k-1
-CHIP_COSTS: Final = (20, 25, 30, 35, 40)  # §4.2, S1 likely; range exact
+CHIP_COSTS: Final = (20, 25, 30, 35, 40)  # sozav's values; the rulebook gives 20-40
 NUM_CHIPS: Final = len(CHIP_COSTS)
 
 
-# --- §5 Characters ---
+# --- C5 Characters, C9 hand limit ---
 @dataclass(frozen=True, slots=True)
 class Character:
     """A player board: starting field (at level 1), starting dust and extra starting cards."""
@@ -133,10 +133,10 @@ CHARACTERS: Final = (
 CHARACTER_INDEX: Final = {c.name: i for i, c in enumerate(CHARACTERS)}
 DRUID: Final = CHARACTER_INDEX["druid"]
 HAND_LIMIT_BASE: Final = 5  # the track start is 5 + the starting field's modifier (4/5/6)
-HAND_LIMIT_FLOOR: Final = 1  # components.md default 2: uncapped, floored at 1
+HAND_LIMIT_FLOOR: Final = 1  # uncapped, floored at 1 (docs/rules.md decision 5)
 
 
-# --- §7.3 Artifacts ---
+# --- C10 Artifacts ---
 class Art(IntEnum):
     SPELLBOOK = 0
     RUNESTONE = 1
@@ -191,10 +191,10 @@ ARTIFACT_CROSS_DISCOUNTS: Final = (
     (Art.ELIXIR, Art.CRYSTAL_BALL, 5),
 )
 MASK_SENTINEL_DISCOUNT: Final = 20  # per Mask of Charisma, on every sentinel
-COPIES_BY_PLAYERS: Final = {2: 1, 3: 2, 4: 2, 5: 3, 6: 3}  # §7.2, exact
+COPIES_BY_PLAYERS: Final = {2: 1, 3: 2, 4: 2, 5: 3, 6: 3}  # C11
 
 
-# --- §7.4 Sentinels ---
+# --- C12 Sentinels ---
 class Sen(IntEnum):
     PHOENIX = 0
     OWL = 1
@@ -234,20 +234,20 @@ SENTINELS_TO_END: Final = 5
 TOAD_ARTIFACTS: Final = (Art.RUNESTONE, Art.CRYSTAL_OF_PROTECTION, Art.SPELLBOOK, Art.ELIXIR)
 RAVEN_ARTIFACTS: Final = (Art.CRYSTAL_BALL, Art.MASK, Art.BELT, Art.WAND)
 
-# --- §7.1 Turn-order price modifiers: (artifact, sentinel) by position I..VI ---
+# --- C13 Turn-order price modifiers: (artifact, sentinel) by position I..VI ---
 # I applies when the leader has >= 10 VP, II when player II himself has >= 10 VP,
 # V and VI when the leader has >= 10 VP.  Sentinel modifiers are doubled.
 POSITION_MODIFIER: Final = ((10, 20), (5, 10), (0, 0), (0, 0), (-5, -10), (-10, -20))
 MODIFIER_VP_THRESHOLD: Final = 10
 POSITION_NAMES: Final = ("I", "II", "III", "IV", "V", "VI")
 
-# --- §6 Hand limit loads ---
+# --- C9 Hand limit loads ---
 CARD_LOAD: Final = 1
 CONCENTRATED_LOAD: Final = 3
 DUST_CHITS: Final = (1, 2, 5, 10)  # the 1-chit exists only with the one_value_dust variant
 DUST_LOAD: Final = (1, 1, 2, 3)
 
-# --- Unknown-supply fallback (components.md default 6): dust per card owed ---
+# --- Deck and discards both empty (docs/rules.md decision 12): dust per card owed ---
 EMPTY_DECK_DUST: Final = (5, 7, 10, 15)
 
 # --- Tokens: the hand as a count vector ---
@@ -304,13 +304,13 @@ GEM_SALE_TABLE: Final = tuple(
 
 
 def _check_tables() -> None:
-    """Import-time consistency checks against the data sheet's stated totals and means."""
+    """Import-time consistency checks against the stated totals and means (docs/rules.md)."""
     assert sum(sum(d.values()) for d in ENERGY_DECKS) == TOTAL_ENERGY_CARDS
     assert [sum(d.values()) for d in ENERGY_DECKS] == [30, 36, 30, 30]
     for colour, deck in enumerate(ENERGY_DECKS):
         total = sum(v * n for v, n in deck.items())
         count = sum(deck.values())
-        # concentrated value = 4 x deck mean = gem base cost (§2)
+        # concentrated value = 4 x deck mean = gem base cost (C2)
         assert 4 * total == CONCENTRATED_VALUE[colour] * count, colour
         assert CONCENTRATED_VALUE[colour] == GEM_BASE_COST[colour + 1]
     assert len(ARTIFACTS) == 12 and len(SENTINELS) == 9 and len(CHARACTERS) == 6

@@ -77,7 +77,7 @@ def dust_chits(amount: int, one_value_dust: bool = False) -> tuple[int, ...]:
     """Chit counts (1, 2, 5, 10) for ``amount`` in the fewest hand-limit slots.
 
     Without 1-value dust an amount of 1 or 3 cannot be represented; one less is given (the
-    rulebook's "surplus of 1 might get lost").
+    rulebook, "Phase 3": there is no 1-value chit, so change of 1 may be lost).
     """
     table = _CHANGE[one_value_dust]
     if amount < _CHANGE_TABLE_SIZE:
@@ -113,7 +113,7 @@ def hand_load(hand: Sequence[int]) -> int:
 
 def return_token(state: GameState, token: int, count: int) -> None:
     """Put spent or discarded items back: cards to their discard pile, concentrated cards to
-    the open supply (S5), dust to the bank (unlimited)."""
+    the open supply (publisher's glossary; docs/rules.md C1), dust to the bank (unlimited)."""
     if token < NUM_CARD_TOKENS:
         state.discards[TOKEN_COLOUR[token]].extend([token] * count)
     elif token < DUST_TOKEN0:
@@ -197,8 +197,8 @@ def _best_dust(
 ) -> tuple[int, tuple[int, ...]]:
     """The most dust value that fits in ``slots`` hand-limit slots, with its chits.
 
-    ``held`` counts the player's 1/2/5/10 chits.  Chits may only be exchanged *upward* (the
-    rulebook: "into larger units"): a kept 10 is a held 10 or a group of smaller chits worth
+    ``held`` counts the player's 1/2/5/10 chits.  Chits may only be exchanged *upward*, for
+    bigger ones (the rulebook, "Phase 4"): a kept 10 is a held 10 or a group of smaller chits worth
     >= 10, a kept 5 a held 5 or smaller chits worth >= 5, a kept 2 a held 2 (or 1+1), a kept 1
     a held 1; a chit is never broken into smaller ones.  Held 10s are kept first, held 5s go
     to kept 5s first and then in pairs to new 10s (each saves the most 2s), and 1-chits make

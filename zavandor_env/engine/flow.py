@@ -169,11 +169,11 @@ def _collect_income(state: GameState, player: PlayerState) -> None:
                 state.concentrated_supply[colour] -= 1
                 hand[CONC_TOKEN0 + colour] += 1
                 dust += CONCENTRATED_BONUS_DUST
-            else:  # supply exhausted: four ordinary cards (components.md default 5)
+            else:  # supply exhausted: four ordinary cards (docs/rules.md decision 12)
                 cards += CARDS_PER_CONCENTRATED
         for _ in range(cards):
             token = draw_card(state, colour)
-            if token < 0:  # deck and discards empty (default 6)
+            if token < 0:  # deck and discards empty (decision 12)
                 dust += EMPTY_DECK_DUST[colour]
             else:
                 hand[token] += 1

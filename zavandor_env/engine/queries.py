@@ -149,8 +149,8 @@ def may_acquire(player: PlayerState, kind: int, item: int) -> bool:
 def has_means_for_colour(state: GameState, player: PlayerState, colour: int) -> bool:
     """9-Sages substitution test: has the player a means to get cards of this colour?
 
-    The rulebook's "means to get" a colour: owning a gem of that colour (active or inactive:
-    an inactive one may be activated), owning an artifact that produces it (Crystal of
+    Means to get a colour (docs/rules.md decision 13): owning a gem of that colour (active or
+    inactive: an inactive one may be activated), owning an artifact that produces it (Crystal of
     Protection: green, Chalice of Fire: red), or being allowed to buy its gem
     (:func:`may_own_gem`: sapphires always, emeralds with a Spellbook, diamonds with an
     Elixir, rubies at Fire 4 or with the Druid's unused Fire-3 ruby).  So blue always has

@@ -101,7 +101,8 @@ class PlayerState:
         self.hand = [0] * NUM_TOKENS  # usable energy: card/concentrated/dust counts
         # Costs incurred this turn not yet paid (>0) or sale proceeds not yet taken (<0).
         # Settled at the end of the turn and when an auction is paid, which implements the
-        # rulebook's "combine the costs of non-auction items" (and the FAQ's auction case).
+        # rulebook's combined payment of non-auction costs (and the FAQ's auction case;
+        # docs/rules.md decision 3).
         self.balance = 0
         self.sages_tokens: list[int] = []  # 9-Sages cards under the turn-order card
         self.sages_dust = 0  # 9-Sages dust substitution, also usable only next round

@@ -22,7 +22,8 @@ def build_decks(state: GameState) -> None:
 def draw_card(state: GameState, colour: int) -> int:
     """Draw one card of a colour; returns its token, or -1 if deck and discards are empty.
 
-    An empty draw pile is refilled by shuffling that colour's discards (official glossary, S5).
+    An empty draw pile is refilled by shuffling that colour's discards (the publisher's
+    glossary, zavandor.de; docs/rules.md C1).
     """
     deck = state.decks[colour]
     if not deck:
