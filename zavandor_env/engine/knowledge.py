@@ -43,9 +43,9 @@ def raise_level(state: GameState, player: PlayerState, field: int) -> None:
 
 def _sages_reward(state: GameState, player: PlayerState, new_level: int) -> None:
     """Two cards of colour blue/green/white/red for level 1/2/3/4, kept under the turn-order
-    card until next round; exchanged for their value in dust if the player has no means to
-    get that colour when entering the level (:func:`queries.has_means_for_colour`; option
-    ``sages_dust_substitution``)."""
+    card until next round; exchanged for their value in dust if the player has no way to get
+    that colour when entering the level (:func:`queries.has_means_for_colour`, docs/rules.md
+    decision 13; option ``sages_dust_substitution``)."""
     colour = new_level - 1
     tokens = []
     dust = 0
