@@ -1,12 +1,13 @@
 """``planner``: a scripted rule-based player with one fixed plan, found by measurement against
 ``naive`` (sozav's computer player) -- the project's strongest rule-based baseline.
 
-Where it comes from (docs/benchmarks.md, "The planner"): the value-based ``heuristic`` loses to
-``naive``, and weights or saving rules did not change that; the shipped 2-player policy beats
-``naive`` in 98% of games with a plain plan -- sapphires in every slot, Energy Flow and
-Artifacts knowledge, nearly every artifact at about its printed minimum, sentinels late.  This
-agent writes that plan down as steps, the way ``naive`` does (one action per call, the first
-step that applies), and its few numbers were tuned with seeded tournaments against ``naive``.
+Where it comes from (docs/benchmarks-history.md, "The planner"): the value-based ``heuristic``
+loses to ``naive``, and weights or saving rules did not change that; the shipped 2-player
+policy beats ``naive`` nearly always with a plain plan -- sapphires in every slot, Energy Flow
+and Artifacts knowledge, nearly every artifact at about its printed minimum, sentinels late.
+This agent writes that plan down as steps, the way ``naive`` does (one action per call, the
+first step that applies), and its few numbers were tuned with seeded tournaments against
+``naive`` (its strength: docs/benchmarks.md, "The planner").
 
 The turn (phase 3), first step that applies:
 
