@@ -42,7 +42,9 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return real
 
     def exec_module(self, module: ModuleType) -> None:
-        module.__spec__ = self._real_specs.pop(module.__spec__.name, module.__spec__)
+        alias_spec = module.__spec__
+        if alias_spec is not None and alias_spec.name in self._real_specs:
+            module.__spec__ = self._real_specs.pop(alias_spec.name)
 
 
 def alias_package(alias: str, target: str) -> None:
