@@ -41,6 +41,7 @@ project only as ``zavandor_env.*``: a bare ``agents`` / ``train`` / ``tests`` im
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import subprocess
@@ -211,16 +212,17 @@ def cpp_imports(path: Path, source: str | None = None) -> list[Import]:
     return found
 
 
-def all_imports() -> list[Import]:
+@functools.cache
+def all_imports() -> tuple[Import, ...]:
     found: list[Import] = []
     for module, path in python_modules():
         found += python_imports(module, path)
     for path in sorted(NATIVE_SOURCES.glob("*.cpp")) + sorted(NATIVE_SOURCES.glob("*.hpp")):
         found += cpp_imports(path)
-    return found
+    return tuple(found)
 
 
-def violations(imports: list[Import]) -> list[str]:
+def violations(imports: list[Import] | tuple[Import, ...]) -> list[str]:
     """One message per import that breaks the contract (file:line, both modules and layers)."""
     problems = []
     for imp in imports:
