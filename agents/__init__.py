@@ -14,6 +14,11 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+if __name__ == "agents":  # the repository's folder imported by its own name: an alias, no copy
+    from zavandor_env._aliases import alias_package
+
+    alias_package("agents", "zavandor_env.agents")
+
 _EXPORTS = {
     "Agent": "zavandor_env.agents.base",
     "FunctionAgent": "zavandor_env.agents.base",

@@ -144,11 +144,13 @@ def _autoreset_mode(mode: object) -> AutoresetMode:
 
 
 def _native_weights(weights: Any) -> Any:
-    """``heuristic_weights`` as a ``_native.HeuristicWeights`` (None: the agents' defaults)."""
+    """``heuristic_weights`` as a ``_native.HeuristicWeights`` (None: the agents' defaults,
+    ``configs/agents/heuristic.yaml``, as ``HeuristicAgent()`` plays; resolved here because
+    the native core does not import the agents layer)."""
     native = core_module()
-    if weights is None or isinstance(weights, native.HeuristicWeights):
+    if isinstance(weights, native.HeuristicWeights):
         return weights
-    from .heuristic import resolve_weights  # a HeuristicWeights or overrides
+    from .heuristic import resolve_weights  # None, a HeuristicWeights or overrides
 
     return native.HeuristicWeights(resolve_weights(weights).to_dict())
 
@@ -731,7 +733,7 @@ def bench_vector_row(num_players: int, num_envs: int = 64, seconds: float = 3.0,
                      opponents: Any = "random", seed: int = 0, **options: Any) -> Any:
     """:func:`bench_vector` as a ``zavandor bench`` row (with games, truncated share, rounds);
     rule ``options`` that differ from the rulebook's are named in the row."""
-    from zavandor_env.bench import BenchRow
+    from zavandor_env.engine.benchmark import BenchRow
 
     rate, steps, games, trunc_share, rounds, elapsed = _bench(num_players, num_envs, seconds,
                                                               opponents, seed, **options)

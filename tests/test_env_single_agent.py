@@ -264,13 +264,6 @@ def test_registered_id_works_whatever_the_import_order(script: str) -> None:
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
 
 
-def test_importing_the_engine_loads_no_rl_library() -> None:
-    code = ("import sys, zavandor_env.engine, zavandor_env; "
-            "bad = [m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules]; "
-            "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
-
-
 def test_lazy_top_level_exports() -> None:
     import zavandor_env
 

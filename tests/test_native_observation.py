@@ -9,6 +9,10 @@ and the native action mask ``mask_array(game.legal_actions())``.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -116,6 +120,35 @@ def test_a_different_python_layout_is_refused() -> None:
     assert _native.observation_fingerprint() == OBS_FINGERPRINT
     _native.set_observation_scale(_SCALE, OBS_BOUND, OBS_FINGERPRINT, entries)
     assert _native.observation_fingerprint() == OBS_FINGERPRINT
+
+
+_CONFIGURED_BY_THE_ENV_LAYER = """
+import sys
+import numpy as np
+from zavandor_env.engine import GameConfig, _native
+core = _native.Core(GameConfig(num_players=2).to_dict(), 1)
+out = np.empty(_native.observation_size(), np.float32)
+try:
+    _native.observe(core, 0, out)
+except RuntimeError as exc:
+    print("refused:", exc)
+assert "zavandor_env.envs.observation" not in sys.modules  # the core did not import it
+import zavandor_env.envs.observation
+_native.observe(core, 0, out)
+print("encoded")
+"""
+
+
+def test_the_env_layer_installs_the_layout_the_core_never_imports_it() -> None:
+    """The engine imports only downward: until zavandor_env.envs.observation is imported (it
+    installs its layout), a native observation is a one-line error, not an upward import."""
+    result = subprocess.run([sys.executable, "-c", _CONFIGURED_BY_THE_ENV_LAYER], check=True,
+                            capture_output=True, text=True, timeout=120,
+                            cwd=Path(__file__).resolve().parent.parent)
+    refused, encoded = result.stdout.strip().splitlines()
+    assert refused.startswith("refused: the native observation encoder has no layout: "
+                              "importing zavandor_env.envs.observation installs it")
+    assert encoded == "encoded"
 
 
 # ---- bit-identical observations over whole games -----------------------------------------------

@@ -30,7 +30,7 @@ _native = pytest.importorskip("zavandor_env.engine._native")
 if not hasattr(_native, "VecLearner"):
     pytest.skip("the native module has no VecLearner", allow_module_level=True)
 
-from zavandor_env.agents.heuristic import HeuristicAgent  # noqa: E402
+from zavandor_env.agents.heuristic import HeuristicAgent, resolve_weights  # noqa: E402
 from zavandor_env.agents.naive import NaiveAgent  # noqa: E402
 from zavandor_env.agents.planner import (  # noqa: E402
     PlannerAgent,
@@ -57,6 +57,9 @@ from zavandor_env.engine.agent import Agent, FunctionAgent  # noqa: E402
 from zavandor_env.engine.outcome import game_outcome  # noqa: E402
 from zavandor_env.envs import SingleAgentEnv  # noqa: E402
 from zavandor_env.envs.observation import OBS_SIZE  # noqa: E402
+
+# The agents' default weights, as ZavandorVectorEnv passes them (the core has no default).
+WEIGHTS = _native.HeuristicWeights(resolve_weights(None).to_dict())
 
 A = _native.NUM_ACTIONS
 
@@ -300,7 +303,7 @@ def test_native_opponents_play_the_python_agents_games(kinds, params, rules):
     config = GameConfig(num_players=players, **rules)
     planner = resolve_params(params)
     n, seed, per_slot = 3, 40 + players, 2
-    vec = _native.VecLearner(config.to_dict(), n, seed,
+    vec = _native.VecLearner(config.to_dict(), n, seed, WEIGHTS,
                              planner_params=native_planner_params(planner))
     draws = random.Random(seed)
     rngs = [random.Random(draws.randrange(2**31)) for _ in range(n)]
@@ -353,7 +356,7 @@ def test_native_opponents_decide_as_native_naive_and_planner(kind):
     config = GameConfig(num_players=3, allow_overbid=False).to_dict()
     params = native_planner_params(resolve_params(None))
     n, seed = 3, 5
-    vec = _native.VecLearner(config, n, seed, planner_params=params)
+    vec = _native.VecLearner(config, n, seed, WEIGHTS, planner_params=params)
     players = [_native.NativeNaive(s) if kind == KIND_NAIVE else _native.NativePlanner(params, s)
                for s in _slot_seeds(seed, n)]
     kinds = [KIND_HEURISTIC, kind, KIND_LEARNER]
@@ -457,6 +460,16 @@ def test_planner_seats_need_parameters_and_bad_kinds_are_refused():
     with_params.reset_env(0, 1, [KIND_PLANNER, -1])
 
 
+def test_heuristic_and_novice_seats_need_weights_from_the_caller():
+    """The core has no default weights (it does not import the agents layer): without them a
+    heuristic or novice seat is refused; ZavandorVectorEnv passes the agents' defaults."""
+    cfg = GameConfig(num_players=2).to_dict()
+    vec = _native.VecLearner(cfg, 1, 0)
+    for kind in (KIND_HEURISTIC, KIND_NOVICE):
+        _one_line_value_error(vec.reset_env, 0, 0, [-1, kind], match="heuristic weights")
+    _native.VecLearner(cfg, 1, 0, WEIGHTS).reset_env(0, 0, [-1, KIND_NOVICE])
+
+
 def test_naive_and_planner_opponents_repeat_with_a_seed():
     def run(seed: int) -> tuple[list[np.ndarray], int]:
         rng = np.random.default_rng(0)
@@ -486,7 +499,7 @@ def test_outcome_from_arrays_matches_game_outcome(players):
 
     n = 6
     cfg = GameConfig(num_players=players, max_rounds=12).to_dict()
-    vec = _native.VecLearner(cfg, n, players)
+    vec = _native.VecLearner(cfg, n, players, WEIGHTS)
     for i in range(n):
         kinds = [1 if i % 2 else 0] * players
         kinds[0] = -1

@@ -8,3 +8,8 @@ statistics), ``opponents`` / ``pool`` (snapshots, agent specs and the per-episod
 ``rating``, ``export`` (an SB3 actor -> weights-only policy file) and ``publish`` (a run -> a
 committed checkpoint folder).  Importing this package imports nothing heavy.
 """
+
+if __name__ == "train":  # the repository's folder imported by its own name: an alias, no copy
+    from zavandor_env._aliases import alias_package
+
+    alias_package("train", "zavandor_env.train")

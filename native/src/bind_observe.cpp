@@ -86,17 +86,14 @@ void set_scale(const py::object& scale_obj, double bound, const std::string& fin
   zav::set_observation_scale(data, zav::OBS_SIZE, static_cast<float>(bound), fingerprint);
 }
 
-// Installs the scale of zavandor_env.envs.observation unless one was set already.
+// The scales come from Python: zavandor_env.envs.observation installs them when it is imported
+// (configure_native, which also compares the action tables).  The core never imports that module itself: the engine layer imports only
+// downward, and the observation module would bring PettingZoo and Gymnasium with it.
 void ensure_configured() {
   if (zav::observation_scale_ready()) return;
-  py::module_ obs = py::module_::import("zavandor_env.envs.observation");
-  const int python_actions = obs.attr("NUM_ACTIONS").cast<int>();
-  if (python_actions != zav::NUM_ACTIONS)
-    throw std::runtime_error("the Python action table has " + std::to_string(python_actions) +
-                             " actions, the native engine " + std::to_string(zav::NUM_ACTIONS) +
-                             ": native/src/data.hpp must follow (then rebuild)");
-  set_scale(obs.attr("_SCALE"), obs.attr("OBS_BOUND").cast<double>(),
-            obs.attr("OBS_FINGERPRINT").cast<std::string>(), obs.attr("layout_entries")());
+  throw std::runtime_error(
+      "the native observation encoder has no layout: importing zavandor_env.envs.observation "
+      "installs it (if it refused this core, its configure_native() says why: rebuild)");
 }
 
 int checked_seat(const Core& core, py::handle seat_obj) {

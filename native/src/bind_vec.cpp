@@ -4,8 +4,8 @@
 //   VecLearner(config: dict, num_envs: int, seed: int, heuristic_weights=None,
 //              novice_blunder=0.02, planner_params=None)
 //       config: GameConfig.to_dict() (parsed by _native.Core, so the same keys and errors);
-//       heuristic_weights: a _native.HeuristicWeights, or None for the defaults of
-//       agents/heuristic.py (resolve_weights(None));
+//       heuristic_weights: a _native.HeuristicWeights (zavandor_env.agents.vector_env passes
+//       agents/heuristic.py's defaults), or None: then heuristic and novice seats are refused;
 //       planner_params: a _native.PlannerParams (agents.planner.native_planner_params), or
 //       None: then planner seats are refused (there is deliberately no default here).
 //   reseed(seed)
@@ -78,7 +78,8 @@ long long integer(const py::handle& obj, const char* what) {
 }
 
 void ensure_observation_scale() {
-  // _native.observation_fingerprint() installs the Python layout's scales on first use.
+  // _native.observation_fingerprint() raises a one-line error if the Python layout's scales
+  // were not installed (importing zavandor_env.envs.observation installs them).
   if (!zav::observation_scale_ready())
     py::module_::import(MODULE).attr("observation_fingerprint")();
 }
@@ -182,14 +183,9 @@ void register_vec(py::module_& m) {
              auto self = std::make_unique<PyVecLearner>();
              self->vec = std::make_unique<VecLearner>(cfg, static_cast<int>(count),
                                                       seed_words(seed));
-             py::object weights = heuristic_weights;
-             py::module_ native = py::module_::import(MODULE);
-             if (weights.is_none() && py::hasattr(native, "HeuristicWeights")) {
-               // agents/heuristic.py's defaults (its YAML file), as HeuristicAgent() uses.
-               py::object resolved = py::module_::import("zavandor_env.agents.heuristic")
-                                         .attr("resolve_weights")(py::none());
-               weights = native.attr("HeuristicWeights")(resolved.attr("to_dict")());
-             }
+             // The caller resolves the agents' default weights (zavandor_env.agents.vector_env
+             // does): the engine layer does not import the agents layer.
+             const py::object& weights = heuristic_weights;
              if (!weights.is_none()) {  // else heuristic / novice seats are refused
                try {
                  self->vec->set_weights(py::cast<const zav::HeuristicWeights&>(weights));

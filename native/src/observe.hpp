@@ -120,7 +120,7 @@ std::vector<std::pair<std::string, int>> observation_layout();
 
 // Installs the float32 scale vector (OBS_SIZE values, in layout order) and the clip bound.
 // Throws std::invalid_argument if n != OBS_SIZE.  Until it is called, encode_observation throws
-// std::logic_error (the bindings call it on first use from the Python layout).
+// std::logic_error (zavandor_env.envs.observation installs its layout when it is imported).
 void set_observation_scale(const float* scale, int n, float bound, const std::string& fingerprint);
 bool observation_scale_ready();
 const std::string& observation_fingerprint();

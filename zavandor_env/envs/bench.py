@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bench import BenchRow, RecordedGame, check_seconds
+from ..engine.benchmark import BenchRow, RecordedGame, check_seconds
 
 REFERENCE_PEER = "texas_holdem_v4"
 PEERS = (REFERENCE_PEER, "connect_four_v3")

@@ -70,7 +70,7 @@ from ..engine.data import (
     token_name,
 )
 from ..engine.economy import hand_value
-from ..engine.native import native_observe
+from ..engine.native import core_module, native_available, native_observe
 from ..engine.queries import hand_limit, item_price, max_payable
 from ..engine.state import Block, GameState, Phase
 
@@ -573,3 +573,22 @@ def mask_array(legal: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
+def configure_native() -> None:
+    """Install this layout (scales, clip bound, fingerprint; every field checked against the
+    C++ layout) in the native encoder; a no-op without the core.  The core never imports this
+    module (the engine layer imports only downward), so importing this module configures it;
+    a core built for another layout or action table raises a one-line error here (rebuild it).
+    """
+    if not native_available():
+        return
+    native = core_module()
+    if native.NUM_ACTIONS != NUM_ACTIONS:
+        raise RuntimeError(f"the Python action table has {NUM_ACTIONS} actions, the native "
+                           f"engine {native.NUM_ACTIONS}: rebuild the native core")
+    native.set_observation_scale(_SCALE, OBS_BOUND, OBS_FINGERPRINT, layout_entries())
+
+
+try:
+    configure_native()
+except (RuntimeError, ValueError):
+    pass  # a stale core: native observations then fail, saying to call configure_native()
