@@ -1,0 +1,83 @@
+"""The one way configs are checked: pydantic dataclasses, and one-line errors from them.
+
+Game, training and agent parameters are pydantic dataclasses (types, bounds and descriptions in
+``Annotated[..., Field(...)]``, plain defaults, so ``dataclasses.fields`` reads as for any
+dataclass).  :func:`one_line_errors` makes their constructor raise the project's own error
+class with one line naming the key, instead of pydantic's multi-line ``ValidationError``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from pydantic import ConfigDict, ValidationError
+
+#: The checking every config shares: a type is taken as written (a YAML ``"yes"`` or an int 1
+#: is no bool, ``"3"`` no int), unknown keys are refused, NaN and infinities are no number.
+STRICT = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
+
+_UNKNOWN = ("unexpected_keyword_argument", "extra_forbidden")
+T = TypeVar("T", bound=type)
+
+
+def one_line(exc: ValidationError, *, label: str = "{}", what: str = "key",
+             known: Sequence[str] = ()) -> str:
+    """The first problem of ``exc`` as one line: unknown keys first (with the closest known
+    one), else the first error, its key written through ``label`` (e.g. ``"config key {!r}"``).
+
+    A check raising ``ValueError`` with no key (one across fields) gives its message as is.
+    """
+    errors = exc.errors(include_url=False)
+    unknown = [str(e["loc"][-1]) for e in errors if e["type"] in _UNKNOWN and e["loc"]]
+    if unknown:
+        names = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=1)
+            names.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return f"unknown {what} {', '.join(names)}; known: {', '.join(known)}"
+    error = errors[0]
+    loc = error["loc"]
+    cause = error.get("ctx", {}).get("error")
+    if error["type"] == "value_error" and isinstance(cause, ValueError):
+        text = str(cause)  # our own check's words (pydantic would prefix "Value error, ")
+        return f"{_key(loc, label)} {text}" if loc else text
+    message = error["msg"]
+    if message.startswith("Input should"):  # "must be a valid integer, got '3'"
+        message = " must" + message[len("Input should"):]
+    else:
+        message = ": " + message[0].lower() + message[1:]
+    return f"{_key(loc, label)}{message}, got {error['input']!r}"
+
+def _key(loc: tuple[Any, ...], label: str) -> str:
+    """``("opponent_weights", "random")`` -> ``config key 'opponent_weights' ['random']``."""
+    if not loc:
+        return "config"
+    head = label.format(loc[0])
+    return head + "".join(f"[{part!r}]" for part in loc[1:] if part != "[key]")
+
+
+def one_line_errors(error: type[Exception], *, label: str = "{}",
+                    what: str = "key") -> Callable[[T], T]:
+    """Class decorator for a pydantic dataclass: building it raises ``error`` with
+    :func:`one_line`'s message instead of a ``ValidationError`` (``dataclasses.replace``
+    goes through the same constructor, so it is checked too)."""
+
+    def decorate(cls: T) -> T:
+        init = vars(cls)["__init__"]  # the one pydantic made
+        known = [f.name for f in fields(cls) if f.init]
+
+        @functools.wraps(init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            try:
+                init(self, *args, **kwargs)
+            except ValidationError as exc:
+                raise error(one_line(exc, label=label, what=what, known=known)) from None
+
+        cls.__init__ = __init__  # type: ignore[misc]
+        return cls
+
+    return decorate
