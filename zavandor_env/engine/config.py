@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 from pydantic import Field, field_validator
-from pydantic.dataclasses import dataclass
 
 from .data import CHARACTER_INDEX, MAX_PLAYERS, MIN_PLAYERS
-from .schema import STRICT, one_line_errors
+from .schema import checked
 
 #: Ceilings of the safety limits, far above any real game (the longest of 1,000 seeded games
 #: took 46 rounds and 856 decisions): a saved game within them stays small enough to load,
@@ -29,8 +28,7 @@ class ConfigError(ValueError):
     """A game configuration value is invalid; the message names the offending field."""
 
 
-@one_line_errors(ConfigError, what="game config key")
-@dataclass(frozen=True, config=STRICT)
+@checked(ConfigError, what="game config key", frozen=True)
 class GameConfig:
     """Everything that, together with a seed and the actions taken, fixes a game.
 

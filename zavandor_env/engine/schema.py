@@ -2,19 +2,21 @@
 
 Game, training and agent parameters are pydantic dataclasses (types, bounds and descriptions in
 ``Annotated[..., Field(...)]``, plain defaults, so ``dataclasses.fields`` reads as for any
-dataclass).  :func:`one_line_errors` makes their constructor raise the project's own error
-class with one line naming the key, instead of pydantic's multi-line ``ValidationError``.
+dataclass).  :func:`checked` makes one, whose constructor raises the project's own error class
+with one line naming the key instead of pydantic's multi-line ``ValidationError``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from typing import Any, TypeVar
 
-from pydantic import ConfigDict, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from typing_extensions import dataclass_transform
 
 #: The checking every config shares: a type is taken as written (a YAML ``"yes"`` or an int 1
 #: is no bool, ``"3"`` no int), unknown keys are refused, NaN and infinities are no number.
@@ -60,15 +62,18 @@ def _key(loc: tuple[Any, ...], label: str) -> str:
     return head + "".join(f"[{part!r}]" for part in loc[1:] if part != "[key]")
 
 
-def one_line_errors(error: type[Exception], *, label: str = "{}",
-                    what: str = "key") -> Callable[[T], T]:
-    """Class decorator for a pydantic dataclass: building it raises ``error`` with
-    :func:`one_line`'s message instead of a ``ValidationError`` (``dataclasses.replace``
-    goes through the same constructor, so it is checked too)."""
+@dataclass_transform(field_specifiers=(dataclasses.field, Field))
+def checked(error: type[Exception], *, what: str = "key", label: str = "{}",
+            frozen: bool = False) -> Callable[[T], T]:
+    """Class decorator: a pydantic dataclass checked by :data:`STRICT`, whose constructor
+    raises ``error`` with :func:`one_line`'s message instead of a ``ValidationError``
+    (``dataclasses.replace`` goes through the same constructor, so it is checked too).
+    ``what`` names a key in the unknown-key message, ``label`` formats a key in the others."""
 
     def decorate(cls: T) -> T:
-        init = vars(cls)["__init__"]  # the one pydantic made
-        known = [f.name for f in fields(cls) if f.init]
+        made: Any = pydantic_dataclass(frozen=frozen, config=STRICT)(cls)
+        init = vars(made)["__init__"]  # the one pydantic made
+        known = [f.name for f in dataclasses.fields(made) if f.init]
 
         @functools.wraps(init)
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -77,7 +82,7 @@ def one_line_errors(error: type[Exception], *, label: str = "{}",
             except ValidationError as exc:
                 raise error(one_line(exc, label=label, what=what, known=known)) from None
 
-        cls.__init__ = __init__  # type: ignore[misc]
-        return cls
+        made.__init__ = __init__
+        return made  # type: ignore[no-any-return]
 
     return decorate
