@@ -1,4 +1,5 @@
-"""Training configuration: one dataclass, one docstring per field (CleanRL ``Args`` style).
+"""Training configuration: one schema dataclass, each field with its type, bounds and
+description (``engine.schema``; ``configs/README.md``'s table is generated from it).
 
 A config comes from a YAML file (``configs/*.yaml``) whose keys are exactly the field names
 below, optionally changed on the command line with ``--set key=value``.  Every key and value is
