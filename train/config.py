@@ -485,8 +485,8 @@ _TYPE_WORDS = {int: "integer", float: "number", str: "string", bool: "true/false
 
 
 def _type_text(hint: Any) -> str:
-    """A type of the schema in words with its bounds: ``integer >= 1``, ``number in (0, 1]``,
-    ``number > 0 or null``, ``one of `sb3`, `rllib```."""
+    """A type of the schema in words with its bounds: ``integer >= 1``, ``number > 0 or
+    null``, ``one of `sb3`, `rllib```."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is Annotated:
         return _bounded(_type_text(args[0]), args[1:])
@@ -501,28 +501,17 @@ def _type_text(hint: Any) -> str:
     return _TYPE_WORDS.get(hint, getattr(hint, "__name__", str(hint)))
 
 
+_BOUNDS = {annotated_types.Ge: ">=", annotated_types.Gt: ">", annotated_types.Le: "<=",
+           annotated_types.Lt: "<"}
+
+
 def _bounded(text: str, metadata: tuple[Any, ...]) -> str:
-    """``text`` with the bounds among ``metadata`` (pydantic ``Field``\\s and the
-    annotated-types bounds they hold)."""
-    bounds: dict[str, Any] = {}
-    for item in metadata:
-        for bound in getattr(item, "metadata", [item]):
-            for name in ("ge", "gt", "le", "lt"):
-                if isinstance(bound, getattr(annotated_types, name.title())):
-                    bounds[name] = getattr(bound, name)
-    low = ("[", bounds["ge"]) if "ge" in bounds else ("(", bounds["gt"]) if "gt" in bounds \
-        else None
-    high = (bounds["le"], "]") if "le" in bounds else (bounds["lt"], ")") if "lt" in bounds \
-        else None
-    if low and high:
-        if text.startswith("integer") and low[0] == "[" and high[1] == "]":
-            return f"{text} in {low[1]}..{high[0]}"
-        return f"{text} in {low[0]}{low[1]}, {high[0]}{high[1]}"
-    if low:
-        return f"{text} {'>=' if low[0] == '[' else '>'} {low[1]}"
-    if high:
-        return f"{text} {'<=' if high[1] == ']' else '<'} {high[0]}"
-    return text
+    """``text`` with the bounds among ``metadata`` (annotated-types bounds, alone or inside a
+    pydantic ``Field``): ``number > 0, <= 1``."""
+    bounds = [f"{_BOUNDS[type(b)]} {dataclasses.astuple(b)[0]}"
+              for item in metadata for b in getattr(item, "metadata", [item])
+              if type(b) in _BOUNDS]
+    return " ".join([text, ", ".join(bounds)]) if bounds else text
 
 
 if __name__ == "__main__":
