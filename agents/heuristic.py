@@ -32,9 +32,11 @@ How it thinks (weights in ``configs/agents/heuristic.yaml``, see :class:`Heurist
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import pydantic
 
 from zavandor_env.engine.actions import (
     ACTIVATE,
@@ -81,12 +83,13 @@ from zavandor_env.engine.data import (
 )
 from zavandor_env.engine.economy import hand_load
 from zavandor_env.engine.native import core_module
+from zavandor_env.engine.schema import checked
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, Phase
 from zavandor_env.engine.view import PlayerView, SeatView
 from zavandor_env.resources import PACKAGE_DIR
 
 from .base import Agent
-from .params_file import check_known_keys, read_yaml_section, with_overrides
+from .params_file import read_yaml_section, with_overrides
 
 DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "heuristic.yaml"
 
@@ -96,11 +99,14 @@ GEM_INCOME = (10 / 3, 5.5, 8.0, 10.5, 15.5)
 SAGES_CARD_VALUE = (10, 15, 20, 30)  # two cards of blue/green/white/red per 9-Sages level
 
 
-@dataclass
+@checked(ValueError, what="heuristic weight")
 class HeuristicWeights:
-    """Tunable numbers of :class:`HeuristicAgent` (energy units unless stated)."""
+    """Tunable numbers of :class:`HeuristicAgent` (energy units unless stated); every number is
+    finite, and a weight that is not a field is refused."""
 
-    expected_rounds: dict[int, int] = field(
+    # Keys and values are whole numbers; "3" or 12.0 (from a file) are taken as 3 and 12.
+    expected_rounds: dict[Annotated[int, pydantic.Strict(False)],
+                          Annotated[int, pydantic.Strict(False)]] = field(
         default_factory=lambda: {2: 17, 3: 16, 4: 15, 5: 15, 6: 14}
     )
     rounds_per_sentinel: float = 2.5  # pace of the end game once sentinels start to go
@@ -121,18 +127,13 @@ class HeuristicWeights:
     hand_limit_3_per_round: float = 1.5  # Crystal Ball / Wand
     free_chip: float = 15.0  # Mirror/Cloak chip
     win_bonus: float = 1000.0  # the fifth sentinel, when it makes this seat the winner
-    lead_margin: int = 2  # VP lead needed to trust that ending the game wins
+    lead_margin: float = 2.0  # VP lead needed to trust that ending the game wins
     sentinel_min_horizon: float = 0.0  # no sentinel before R falls to this (0: value decides)
     big_raise_fraction: float = 0.25  # raise by at most this share of the remaining margin
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> HeuristicWeights:
-        check_known_keys(cls, data, "heuristic weight")
-        values = dict(data)
-        if "expected_rounds" in values:
-            rounds = values["expected_rounds"]
-            values["expected_rounds"] = {int(k): int(v) for k, v in rounds.items()}
-        return cls(**values)
+        return cls(**{str(key): value for key, value in data.items()})
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> HeuristicWeights:

@@ -1,12 +1,12 @@
 """Checking an agent's parameters: its tunable numbers from a mapping or a YAML file (heuristic
-weights, planner parameters) and its on/off flags -- the one place for their one-line errors."""
+weights, planner parameters: schema dataclasses, see ``engine.schema``) and its on/off flags."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 
 def check_flags(**flags: object) -> None:
@@ -15,15 +15,6 @@ def check_flags(**flags: object) -> None:
     for name, value in flags.items():
         if type(value) is not bool:
             raise ValueError(f"{name} must be true or false, got {value!r}")
-
-
-def check_known_keys(cls: type, data: Mapping[str, Any], what: str) -> None:
-    """One-line ``ValueError`` naming the keys of ``data`` that are not fields of the dataclass
-    ``cls`` (``what``: e.g. "heuristic weight")."""
-    known = {f.name for f in fields(cls)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"unknown {what}(s) {unknown}; known: {sorted(known)}")
 
 
 def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, Any]:
@@ -41,19 +32,13 @@ def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, An
     return body
 
 
-class _FromMapping(Protocol):
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Any: ...
-
-
-P = TypeVar("P", bound=_FromMapping)
+P = TypeVar("P")
 
 
 def with_overrides(base: P, overrides: Mapping[str, Any] | None) -> P:
-    """``base`` (a dataclass with ``from_mapping``) with the keys of ``overrides`` replaced,
-    checked as a whole; ``base`` itself when there is nothing to override."""
+    """``base`` (a parameter dataclass) with the keys of ``overrides`` replaced, checked as a
+    whole by its schema; ``base`` itself when there is nothing to override."""
     if not overrides:
         return base
-    merged = asdict(base)  # type: ignore[call-overload]
-    merged.update(overrides)
-    return type(base).from_mapping(merged)  # type: ignore[no-any-return]
+    changes = {str(key): value for key, value in overrides.items()}
+    return dataclasses.replace(base, **changes)  # type: ignore[type-var]

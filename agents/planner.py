@@ -43,9 +43,11 @@ rule would freeze a druid that never raises Fire).  The agent never stalls for t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field, Strict, field_validator
 
 from zavandor_env.engine.actions import (
     ADVANCE,
@@ -67,54 +69,57 @@ from zavandor_env.engine.data import (
     SENTINEL_MIN_BID,
     SENTINELS_TO_END,
 )
+from zavandor_env.engine.schema import checked
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block
 from zavandor_env.engine.view import PlayerView
 from zavandor_env.resources import PACKAGE_DIR
 
 from .naive import DISCOUNT_SHARE, NaiveAgent, NaiveDecision, block_usable
-from .params_file import check_known_keys, read_yaml_section, with_overrides
+from .params_file import read_yaml_section, with_overrides
 
 __all__ = ["PlannerAgent", "PlannerParams", "native_planner_params", "planner_decision"]
 
 DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "planner.yaml"
 
 
-@dataclass
+@checked(ValueError, what="planner parameter")
 class PlannerParams:
     """The planner's numbers (``configs/agents/planner.yaml``)."""
 
     gem_cap: str = "sapphire"  # the best gem kind it buys
-    knowledge_order: list[str] = field(default_factory=lambda: [
+    knowledge_order: Annotated[list[str], Field(min_length=1)] = field(default_factory=lambda: [
         "energy_flow", "artifacts", "accumulation", "sages", "gemstones", "fire"])
-    artifacts_first_round: int = 10  # from this round on, artifacts come before knowledge
-    # highest bid, net of discounts, as a multiple of an artifact's printed minimum
-    artifact_bid_factor: dict[int, float] = field(default_factory=lambda: {
-        2: 1.1, 3: 1.0, 4: 1.0, 5: 1.0, 6: 1.0})
-    sentinel_bid_factor: float = 1.15  # highest sentinel bid as a multiple of 120
+    artifacts_first_round: Annotated[int, Field(ge=1)] = 10  # from this round on, artifacts
+    # come before knowledge
+    # highest bid, net of discounts, as a multiple of an artifact's printed minimum, per player
+    # count ("2" or "1.1" from a file are taken as 2 and 1.1)
+    artifact_bid_factor: dict[Annotated[int, Strict(False)],
+                              Annotated[float, Strict(False), Field(gt=0)]] = field(
+        default_factory=lambda: {2: 1.1, 3: 1.0, 4: 1.0, 5: 1.0, 6: 1.0})
+    # highest sentinel bid as a multiple of 120
+    sentinel_bid_factor: Annotated[float, Field(gt=0)] = 1.15
 
-    def __post_init__(self) -> None:
-        if self.gem_cap not in GEM_NAMES:
-            raise ValueError(f"gem_cap must be one of {list(GEM_NAMES)}, got {self.gem_cap!r}")
-        order = list(self.knowledge_order)
-        unknown = [f for f in order if f not in FIELD_NAMES]
-        if unknown or len(set(order)) != len(order) or not order:
-            raise ValueError(f"knowledge_order must list distinct fields of {list(FIELD_NAMES)}, "
-                             f"got {order!r}")
-        try:
-            factors = {int(k): float(v) for k, v in dict(self.artifact_bid_factor).items()}
-        except (TypeError, ValueError):
-            factors = {}
-        if set(factors) != {2, 3, 4, 5, 6} or min(factors.values()) <= 0:
-            raise ValueError("artifact_bid_factor must give a positive factor for each of 2-6 "
-                             f"players, got {self.artifact_bid_factor!r}")
-        self.artifact_bid_factor = factors
-        if type(self.artifacts_first_round) is not int or self.artifacts_first_round < 1:
-            raise ValueError("artifacts_first_round must be a positive integer, "
-                             f"got {self.artifacts_first_round!r}")
-        factor = self.sentinel_bid_factor
-        if isinstance(factor, bool) or not isinstance(factor, int | float) or not factor > 0:
-            raise ValueError(f"sentinel_bid_factor must be positive, "
-                             f"got {self.sentinel_bid_factor!r}")
+    @field_validator("gem_cap")
+    @classmethod
+    def _a_gem(cls, name: str) -> str:
+        if name not in GEM_NAMES:
+            raise ValueError(f"must be one of {list(GEM_NAMES)}, got {name!r}")
+        return name
+
+    @field_validator("knowledge_order")
+    @classmethod
+    def _distinct_fields(cls, order: list[str]) -> list[str]:
+        if any(f not in FIELD_NAMES for f in order) or len(set(order)) != len(order):
+            raise ValueError(f"must list distinct fields of {list(FIELD_NAMES)}, got {order!r}")
+        return order
+
+    @field_validator("artifact_bid_factor")
+    @classmethod
+    def _every_player_count(cls, factors: dict[int, float]) -> dict[int, float]:
+        if set(factors) != {2, 3, 4, 5, 6}:
+            raise ValueError(f"must give a positive factor for each of 2-6 players, "
+                             f"got {factors!r}")
+        return factors
 
     @property
     def gem_cap_kind(self) -> int:
@@ -126,8 +131,7 @@ class PlannerParams:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> PlannerParams:
-        check_known_keys(cls, data, "planner parameter")
-        return cls(**dict(data))
+        return cls(**{str(key): value for key, value in data.items()})
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> PlannerParams:

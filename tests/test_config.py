@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 import yaml
@@ -14,7 +14,7 @@ import yaml
 from zavandor_env.engine import ConfigError, Game, GameConfig
 from zavandor_env.engine.data import CHARACTERS
 
-BOOL_OPTIONS = [f.name for f in fields(GameConfig) if f.type == "bool"]
+BOOL_OPTIONS = [f.name for f in fields(GameConfig) if get_type_hints(GameConfig)[f.name] is bool]
 
 
 def test_defaults_are_the_documented_ones() -> None:

@@ -1,4 +1,5 @@
-"""Training configuration: one dataclass, one docstring per field (CleanRL ``Args`` style).
+"""Training configuration: one schema dataclass, each field with its type, bounds and
+description (``engine.schema``; ``configs/README.md``'s table is generated from it).
 
 A config comes from a YAML file (``configs/*.yaml``) whose keys are exactly the field names
 below, optionally changed on the command line with ``--set key=value``.  Every key and value is
@@ -9,16 +10,20 @@ instead of a silently ignored setting discovered an hour into a run.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
-import math
-from dataclasses import dataclass, field, fields
+import types
+import typing
+from dataclasses import field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
+import annotated_types
 import yaml
+from pydantic import BeforeValidator, Field
 
+from zavandor_env.engine.data import MAX_PLAYERS, MIN_PLAYERS
 from zavandor_env.engine.files import UntrustedInputError, load_yaml, parse_yaml
+from zavandor_env.engine.schema import checked
 from zavandor_env.resources import PACKAGE_DIR, data_path
 
 if TYPE_CHECKING:
@@ -27,10 +32,13 @@ if TYPE_CHECKING:
 #: The one opponent key of ``opponent_weights`` that is not an agent spec: a frozen past copy
 #: of the learner, drawn from the run's pool.
 SNAPSHOT = "snapshot"
-VEC_ENVS = ("auto", "native", "dummy", "subproc")
+VecEnv = Literal["auto", "native", "dummy", "subproc"]
+VEC_ENVS: tuple[str, ...] = get_args(VecEnv)
 #: Trainers: MaskablePPO in this process, or RLlib PPO on Ray (``train/rllib/``).
-BACKENDS = ("sb3", "rllib")
-ACTIVATIONS = ("tanh", "relu")
+Backend = Literal["sb3", "rllib"]
+BACKENDS: tuple[str, ...] = get_args(Backend)
+Activation = Literal["tanh", "relu"]
+ACTIVATIONS: tuple[str, ...] = get_args(Activation)
 #: Config keys that take ``--set key.sub=value`` overrides.
 MAPPING_KEYS = ("game", "opponent_weights")
 #: The environment's reward options, one typed field each (the environment defines them).
@@ -44,133 +52,157 @@ class TrainConfigError(ValueError):
     """A training config is invalid; the message names the offending key."""
 
 
-@dataclass
+def _number(value: Any) -> Any:
+    """A number written as text (``"1e5"``: YAML 1.1 reads an exponent without a dot as a
+    string, and so does ``--set``) is read as one; anything else is left to the type check."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"must be a number, got {value!r}") from None
+    return value
+
+
+def _whole(value: Any) -> Any:
+    """``1e5`` (a float) counts as the integer it is; ``2.5`` stays a float and is refused."""
+    value = _number(value)
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# Numbers of the schema; every other type is strict (engine.schema.STRICT), so ``true`` is no
+# integer and ``3`` no bool, and a NaN or an infinity is no number.
+Int = Annotated[int, BeforeValidator(_whole)]
+Real = Annotated[float, BeforeValidator(_number)]
+Count = Annotated[Int, Field(ge=1)]
+Natural = Annotated[Int, Field(ge=0)]
+Positive = Annotated[Real, Field(gt=0)]
+Share = Annotated[Real, Field(ge=0, le=1)]
+Weight = Annotated[float, Field(ge=0)]
+
+
+def _doc(text: str) -> Any:
+    """A field's description (``--help``, configs/README.md); the spaces of the source's line
+    breaks are folded."""
+    return Field(description=" ".join(text.split()))
+
+
+@checked(TrainConfigError, what="config key", label="config key {!r}")
 class TrainConfig:
     """Everything a self-play run needs; a run is reproducible from this and the code."""
 
     # ---- run ------------------------------------------------------------------------------
-    name: str = "quick"
-    """run name prefix: TensorBoard logs go to ``<runs_dir>/<name>__<seed>__<time>/``"""
-    seed: int = 1
-    """seed of torch, numpy, the environments, the opponent pool and the evaluation games"""
-    total_timesteps: int = 2_048
-    """learner decisions to train for (opponents' decisions are not counted)"""
-    max_minutes: float | None = None
-    """wall-clock budget of one invocation: stop early (with a final evaluation and checkpoint)
-    after this many minutes, whatever ``total_timesteps`` says; null: no limit"""
-    runs_dir: str = "runs"
-    """folder holding one sub-folder per run"""
-    torch_threads: int = 1
-    """torch intra-op threads; 1 leaves the other core to the environments"""
-    backend: str = "sb3"
-    """trainer: ``sb3`` (sb3-contrib MaskablePPO in this process) or ``rllib`` (RLlib PPO on
-    Ray, a league of modules; needs the ``[ray]`` extra, see docs/scaling.md)"""
-    num_env_runners: int = 1
-    """``rllib`` backend: Ray actors playing the training games, ``n_envs`` games each (0:
-    play them in the trainer's process); an update takes ``n_steps * n_envs`` decisions of
-    every seat per runner"""
+    name: Annotated[str, _doc("""run name prefix: TensorBoard logs go to
+        ``<runs_dir>/<name>__<seed>__<time>/``""")] = "quick"
+    seed: Annotated[Natural, Field(le=MAX_SEED), _doc("""seed of torch, numpy, the
+        environments, the opponent pool and the evaluation games""")] = 1
+    total_timesteps: Annotated[Count, _doc("""learner decisions to train for (opponents'
+        decisions are not counted)""")] = 2_048
+    max_minutes: Annotated[Positive | None, _doc("""wall-clock budget of one invocation: stop
+        early (with a final evaluation and checkpoint) after this many minutes, whatever
+        ``total_timesteps`` says; null: no limit""")] = None
+    runs_dir: Annotated[str, _doc("folder holding one sub-folder per run")] = "runs"
+    torch_threads: Annotated[Count, _doc("""torch intra-op threads; 1 leaves the other core
+        to the environments""")] = 1
+    backend: Annotated[Backend, _doc("""trainer: ``sb3`` (sb3-contrib MaskablePPO in this
+        process) or ``rllib`` (RLlib PPO on Ray, a league of modules; needs the ``[ray]``
+        extra, see docs/scaling.md)""")] = "sb3"
+    num_env_runners: Annotated[Natural, _doc("""``rllib`` backend: Ray actors playing the
+        training games, ``n_envs`` games each (0: play them in the trainer's process); an
+        update takes ``n_steps * n_envs`` decisions of every seat per runner""")] = 1
 
     # ---- game and environment -------------------------------------------------------------
-    num_players: int = 2
-    """players per game (2-6); the learner takes one seat, opponents fill the others"""
-    learner_seat: int | None = None
-    """the learner's seat, or null for a random seat every episode"""
-    game: dict[str, Any] = field(default_factory=lambda: {"allow_overbid": False})
-    """GameConfig fields (rule options, ``max_rounds``, ``max_decisions``...) of every training
-    and evaluation game; checked against GameConfig when the config is built"""
-    reward: str = "win"
-    """the environment's terminal reward scheme for a game that ends by the rules: ``win``,
-    ``rank`` or ``vp_margin`` (defined in ``zavandor_env/envs/rewards.py``)"""
-    vp_delta: float = 0.005
-    """the environment's shaping reward per VP gained (0: off)"""
-    step_reward: float = -0.001
-    """the environment's reward on every learner decision; a small negative value (a cost of
-    time) makes moves that change nothing, such as activating and deactivating the same gem,
-    not pay"""
-    truncation_reward: float = -1.0
-    """the environment's reward when a game is cut off (``max_rounds`` / ``max_decisions``)
-    instead of ending by the rules; -1 makes stalling (e.g. toggling gems forever) as bad as
-    losing"""
-    n_envs: int = 2
-    """environments stepped in parallel (one policy forward serves all of them)"""
-    vec_env: str = "auto"
-    """how the ``n_envs`` games are stepped: ``native`` (all in one C++ object, opponents played
-    natively or by one batched forward per snapshot; fastest), ``dummy`` (Python games in one
-    process), ``subproc`` (one process per game) or ``auto`` (``native`` where the C++ core is
-    built, else ``dummy``)"""
+    num_players: Annotated[Int, Field(ge=MIN_PLAYERS, le=MAX_PLAYERS), _doc("""players per
+        game (2-6); the learner takes one seat, opponents fill the others""")] = 2
+    learner_seat: Annotated[Natural | None, _doc("""the learner's seat, or null for a random
+        seat every episode""")] = None
+    game: Annotated[dict[str, Any], _doc("""GameConfig fields (rule options, ``max_rounds``,
+        ``max_decisions``...) of every training and evaluation game; checked against
+        GameConfig when the config is built""")] = field(
+        default_factory=lambda: {"allow_overbid": False})
+    reward: Annotated[str, _doc("""the environment's terminal reward scheme for a game that
+        ends by the rules: ``win``, ``rank`` or ``vp_margin`` (defined in
+        ``zavandor_env/envs/rewards.py``)""")] = "win"
+    vp_delta: Annotated[Real, _doc("""the environment's shaping reward per VP gained (0:
+        off)""")] = 0.005
+    step_reward: Annotated[Real, _doc("""the environment's reward on every learner decision;
+        a small negative value (a cost of time) makes moves that change nothing, such as
+        activating and deactivating the same gem, not pay""")] = -0.001
+    truncation_reward: Annotated[Real, _doc("""the environment's reward when a game is cut off
+        (``max_rounds`` / ``max_decisions``) instead of ending by the rules; -1 makes stalling
+        (e.g. toggling gems forever) as bad as losing""")] = -1.0
+    n_envs: Annotated[Count, _doc("""environments stepped in parallel (one policy forward
+        serves all of them)""")] = 2
+    vec_env: Annotated[VecEnv, _doc("""how the ``n_envs`` games are stepped: ``native`` (all in
+        one C++ object, opponents played natively or by one batched forward per snapshot;
+        fastest), ``dummy`` (Python games in one process), ``subproc`` (one process per game)
+        or ``auto`` (``native`` where the C++ core is built, else ``dummy``)""")] = "auto"
 
     # ---- MaskablePPO ----------------------------------------------------------------------
-    learning_rate: float = 3e-4
-    """Adam step size"""
-    n_steps: int = 256
-    """decisions collected per environment before each update"""
-    batch_size: int = 128
-    """minibatch size of the PPO update"""
-    n_epochs: int = 4
-    """passes over each rollout"""
-    gamma: float = 1.0
-    """discount factor; 1 (undiscounted) because with gamma < 1 a learner in a losing position
-    gains by postponing the end, and learns to toggle a gem on and off forever"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
-    clip_range: float = 0.2
-    """PPO clipping of the policy ratio"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    vf_coef: float = 0.5
-    """value-loss weight"""
-    max_grad_norm: float = 0.5
-    """gradient clipping"""
-    target_kl: float | None = None
-    """stop an update early above this KL divergence (null: never)"""
-    net_arch: list[int] = field(default_factory=lambda: [64, 64])
-    """hidden layer sizes, shared shape for the policy and the value network"""
-    activation: str = "tanh"
-    """hidden activation: ``tanh`` or ``relu``"""
-    init_policy: str | None = None
-    """warm start: a weights-only policy (``.npz``, e.g. a run's ``policy.npz``) whose actor, and
-    critic if the file has one, a new run copies into its model before training; it must match
-    ``net_arch``, ``activation`` and the observation layout (null: random start; a relative
-    path is taken from the current directory, else the package; ``--resume`` ignores it: the
-    run's checkpoint wins, the key stays as a record)"""
+    learning_rate: Annotated[Positive, _doc("Adam step size")] = 3e-4
+    n_steps: Annotated[Count, _doc("decisions collected per environment before each update")
+                       ] = 256
+    batch_size: Annotated[Count, _doc("minibatch size of the PPO update")] = 128
+    n_epochs: Annotated[Count, _doc("passes over each rollout")] = 4
+    gamma: Annotated[Positive, Field(le=1), _doc("""discount factor; 1 (undiscounted) because
+        with gamma < 1 a learner in a losing position gains by postponing the end, and learns
+        to toggle a gem on and off forever""")] = 1.0
+    gae_lambda: Annotated[Positive, Field(le=1), _doc("GAE lambda")] = 0.95
+    clip_range: Annotated[Positive, _doc("PPO clipping of the policy ratio")] = 0.2
+    ent_coef: Annotated[Real, Field(ge=0), _doc("entropy bonus")] = 0.01
+    vf_coef: Annotated[Positive, _doc("value-loss weight")] = 0.5
+    max_grad_norm: Annotated[Positive, _doc("gradient clipping")] = 0.5
+    target_kl: Annotated[Real | None, _doc("""stop an update early above this KL divergence
+        (null: never)""")] = None
+    net_arch: Annotated[list[Annotated[int, Field(gt=0)]], Field(min_length=1), _doc("""hidden
+        layer sizes, shared shape for the policy and the value network""")] = field(
+        default_factory=lambda: [64, 64])
+    activation: Annotated[Activation, _doc("hidden activation: ``tanh`` or ``relu``")] = "tanh"
+    init_policy: Annotated[str | None, _doc("""warm start: a weights-only policy (``.npz``,
+        e.g. a run's ``policy.npz``) whose actor, and critic if the file has one, a new run
+        copies into its model before training; it must match ``net_arch``, ``activation`` and
+        the observation layout (null: random start; a relative path is taken from the current
+        directory, else the package; ``--resume`` ignores it: the run's checkpoint wins, the
+        key stays as a record)""")] = None
 
     # ---- opponent pool --------------------------------------------------------------------
-    opponent_weights: dict[str, float] = field(
-        default_factory=lambda: {"snapshot": 0.4, "random": 0.4, "heuristic": 0.2}
-    )
-    """probability weight of each opponent, drawn independently per seat and episode: the key
-    ``snapshot`` (a frozen past copy of the learner) or any agent spec (``heuristic``,
-    ``mcts:iterations=16``, ``policy:path=x.npz``, see ``zavandor eval --help``)"""
-    snapshot_every: int = 1_024
-    """add a frozen copy of the learner to the pool every this many learner decisions"""
-    pool_size: int = 4
-    """most snapshots kept (the oldest is dropped first)"""
-    latest_snapshot_share: float = 0.5
-    """when a snapshot is drawn, the chance it is the newest one (else uniform over the rest)"""
+    opponent_weights: Annotated[dict[str, Weight], _doc("""probability weight of each
+        opponent, drawn independently per seat and episode: the key ``snapshot`` (a frozen
+        past copy of the learner) or any agent spec (``heuristic``, ``mcts:iterations=16``,
+        ``policy:path=x.npz``, see ``zavandor eval --help``)""")] = field(
+        default_factory=lambda: {"snapshot": 0.4, "random": 0.4, "heuristic": 0.2})
+    snapshot_every: Annotated[Count, _doc("""add a frozen copy of the learner to the pool every
+        this many learner decisions""")] = 1_024
+    pool_size: Annotated[Count, _doc("most snapshots kept (the oldest is dropped first)")] = 4
+    latest_snapshot_share: Annotated[Share, _doc("""when a snapshot is drawn, the chance it is
+        the newest one (else uniform over the rest)""")] = 0.5
 
     # ---- evaluation, logging, checkpoints -------------------------------------------------
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    """agent specs the learner is evaluated against (it plays one seat, the spec every other)"""
-    eval_every: int = 1_024
-    """evaluate against ``eval_opponents`` every this many learner decisions (0: only at the
-    end); statistics of the training games are charted after every rollout"""
-    eval_games: int = 4
-    """games per evaluation opponent and evaluation (the learner's seat rotates)"""
-    eval_deterministic: bool = True
-    """evaluate the greedy (most probable legal) action instead of sampling"""
-    checkpoint_every: int = 1_024
-    """save the model, optimizer and pool every this many learner decisions (the newest two
-    complete checkpoints are kept)"""
-    progress_bar: bool = True
-    """show a tqdm progress bar"""
+    eval_opponents: Annotated[list[str], _doc("""agent specs the learner is evaluated against
+        (it plays one seat, the spec every other)""")] = field(
+        default_factory=lambda: ["random", "heuristic"])
+    eval_every: Annotated[Natural, _doc("""evaluate against ``eval_opponents`` every this many
+        learner decisions (0: only at the end); statistics of the training games are charted
+        after every rollout""")] = 1_024
+    eval_games: Annotated[Natural, _doc("""games per evaluation opponent and evaluation (the
+        learner's seat rotates)""")] = 4
+    eval_deterministic: Annotated[bool, _doc("""evaluate the greedy (most probable legal)
+        action instead of sampling""")] = True
+    checkpoint_every: Annotated[Count, _doc("""save the model, optimizer and pool every this
+        many learner decisions (the newest two complete checkpoints are kept)""")] = 1_024
+    progress_bar: Annotated[bool, _doc("show a tqdm progress bar")] = True
 
     # ---- derived (filled at runtime, not read from YAML) ----------------------------------
-    config_path: str = ""
-    """the YAML file the config came from (filled at runtime)"""
+    config_path: Annotated[str, _doc("the YAML file the config came from (filled at runtime)")
+                           ] = ""
 
     # --------------------------------------------------------------------------------------
     def __post_init__(self) -> None:
-        validate(self)
+        # The field types and bounds are checked already (pydantic); these span fields or
+        # ask another layer (GameConfig, the agent registry, the environment).
+        _check_combinations(self)
+        _validate_game(self)
+        _validate_opponents(self)
+        _validate_environment(self)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -214,96 +246,25 @@ _RUNTIME_FIELDS = {"config_path"}
 
 
 def field_docs() -> dict[str, str]:
-    """Field name -> its docstring, read from this file (for ``--help`` and the README)."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(TrainConfig))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs: dict[str, str] = {}
-    for node, nxt in itertools.pairwise(body):
-        if (isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr)
-                and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str)):
-            docs[node.target.id] = nxt.value.value  # type: ignore[union-attr]
-    return docs
+    """Field name -> its description (for ``--help`` and the README), from the schema."""
+    schema = vars(TrainConfig)["__pydantic_fields__"]  # name -> pydantic FieldInfo
+    return {name: info.description or "" for name, info in schema.items()}
 
 
-# ---- validation -----------------------------------------------------------------------------
-def _check_type(name: str, value: Any, hint: Any) -> Any:
-    """Return ``value`` converted to the field's type, or raise naming ``name``."""
-    text = str(hint)
-    optional = "None" in text
-    if isinstance(value, str) and (hint in (int, float) or text.startswith(("int", "float"))):
-        try:  # "1e5" or "3" from the command line or a YAML 1.1 file
-            value = float(value)
-        except ValueError:
-            raise TrainConfigError(f"config key {name!r} must be a number, got {value!r}") from None
-    if value is None:
-        if optional:
-            return None
-        raise TrainConfigError(f"config key {name!r} must not be null")
-    if hint is bool or text.startswith("bool"):
-        if not isinstance(value, bool):
-            raise TrainConfigError(f"config key {name!r} must be true or false, got {value!r}")
-        return value
-    if hint is int or text.startswith("int"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise TrainConfigError(f"config key {name!r} must be an integer, got {value!r}")
-        return value
-    if hint is float or text.startswith("float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TrainConfigError(f"config key {name!r} must be a number, got {value!r}")
-        # NaN slips through every comparison (nan > 0 is false, so is nan < 0) and would
-        # silently poison rewards or the optimizer; inf is no meaningful setting either.
-        if not math.isfinite(value):
-            raise TrainConfigError(f"config key {name!r} must be a finite number, got {value!r}")
-        return float(value)
-    if hint is str or text.startswith("str"):
-        if not isinstance(value, str):
-            raise TrainConfigError(f"config key {name!r} must be a string, got {value!r}")
-        return value
-    if text.startswith("list"):
-        if not isinstance(value, (list, tuple)):
-            raise TrainConfigError(f"config key {name!r} must be a list, got {value!r}")
-        return list(value)
-    if text.startswith("dict"):
-        if not isinstance(value, dict):
-            raise TrainConfigError(f"config key {name!r} must be a mapping, got {value!r}")
-        return dict(value)
-    return value
-
-
+# ---- checks across fields -------------------------------------------------------------------
 def _require(ok: bool, name: str, message: str) -> None:
     if not ok:
         raise TrainConfigError(f"config key {name!r} {message}")
 
 
-def validate(cfg: TrainConfig) -> None:
-    """Check (and normalise) every field; raise :class:`TrainConfigError` naming the key."""
-    hints = get_type_hints(TrainConfig)
-    for f in fields(cfg):
-        setattr(cfg, f.name, _check_type(f.name, getattr(cfg, f.name), hints[f.name]))
-    positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads",
-                "snapshot_every", "pool_size", "checkpoint_every")
-    for name in positive:
-        _require(getattr(cfg, name) >= 1, name, f"must be >= 1, got {getattr(cfg, name)}")
-    for name in ("eval_every", "eval_games", "seed"):
-        _require(getattr(cfg, name) >= 0, name, f"must be >= 0, got {getattr(cfg, name)}")
-    _require(cfg.seed <= MAX_SEED, "seed", f"must be <= {MAX_SEED}, got {cfg.seed}")
-    _require(2 <= cfg.num_players <= 6, "num_players", f"must be 2..6, got {cfg.num_players}")
+def _check_combinations(cfg: TrainConfig) -> None:
     if cfg.learner_seat is not None:
-        _require(0 <= cfg.learner_seat < cfg.num_players, "learner_seat",
+        _require(cfg.learner_seat < cfg.num_players, "learner_seat",
                  f"must be a seat in 0..{cfg.num_players - 1} or null, got {cfg.learner_seat}")
-    _require(cfg.vec_env in VEC_ENVS, "vec_env", f"must be one of {VEC_ENVS}, got {cfg.vec_env!r}")
     if cfg.vec_env == "native" and cfg.backend == "sb3":
         from zavandor_env.engine.native import native_available, native_status
 
         _require(native_available(), "vec_env", f"is native, but {native_status()}")
-    _require(cfg.backend in BACKENDS, "backend", f"must be one of {BACKENDS}, got {cfg.backend!r}")
-    _require(cfg.num_env_runners >= 0, "num_env_runners",
-             f"must be >= 0, got {cfg.num_env_runners}")
     # RLlib's KL term is an adaptive penalty, not SB3's early stop: refuse rather than
     # silently train something else.
     _require(cfg.backend != "rllib" or cfg.target_kl is None, "target_kl",
@@ -314,26 +275,10 @@ def validate(cfg: TrainConfig) -> None:
     # run never needs it.
     _require(cfg.backend != "rllib" or cfg.init_policy is None, "init_policy",
              "must be null with backend rllib (only the sb3 backend warm-starts)")
-    _require(cfg.activation in ACTIVATIONS, "activation",
-             f"must be one of {ACTIVATIONS}, got {cfg.activation!r}")
-    _require(bool(cfg.net_arch) and all(isinstance(n, int) and not isinstance(n, bool) and n > 0
-                                        for n in cfg.net_arch),
-             "net_arch", f"must be a non-empty list of positive integers, got {cfg.net_arch!r}")
-    for name in ("learning_rate", "gamma", "gae_lambda", "clip_range", "vf_coef",
-                 "max_grad_norm"):
-        _require(getattr(cfg, name) > 0, name, f"must be > 0, got {getattr(cfg, name)}")
-    for name in ("gamma", "gae_lambda", "latest_snapshot_share"):
-        _require(0 <= getattr(cfg, name) <= 1, name, f"must be in [0, 1], got {getattr(cfg, name)}")
-    _require(cfg.ent_coef >= 0, "ent_coef", f"must be >= 0, got {cfg.ent_coef}")
-    if cfg.max_minutes is not None:
-        _require(cfg.max_minutes > 0, "max_minutes", f"must be > 0 or null, got {cfg.max_minutes}")
     _require(cfg.batch_size <= cfg.n_steps * cfg.n_envs, "batch_size",
              f"must be <= n_steps * n_envs = {cfg.n_steps * cfg.n_envs}, got {cfg.batch_size}")
     _require(cfg.name != "" and "/" not in cfg.name and "__" not in cfg.name, "name",
              f"must be a non-empty name without '/' or '__', got {cfg.name!r}")
-    _validate_game(cfg)
-    _validate_opponents(cfg)
-    _validate_environment(cfg)
 
 
 def _validate_game(cfg: TrainConfig) -> None:
@@ -365,12 +310,9 @@ def check_agent_spec(key: str, spec: Any) -> Any:
 
 def _validate_opponents(cfg: TrainConfig) -> None:
     weights = cfg.opponent_weights
-    for spec, weight in weights.items():
+    for spec in weights:
         if spec != SNAPSHOT:
             check_agent_spec("opponent_weights", spec)
-        _require(isinstance(weight, (int, float)) and not isinstance(weight, bool)
-                 and math.isfinite(weight) and weight >= 0, "opponent_weights",
-                 f"weights must be non-negative finite numbers, got {spec!r}: {weight!r}")
     _require(sum(weights.values()) > 0, "opponent_weights", "must give some opponent a weight > 0")
     for spec in cfg.eval_opponents:
         _require(spec != SNAPSHOT, "eval_opponents",
@@ -442,19 +384,18 @@ def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
     for key in _REPLACED_KEYS:
         if key in data:
             raise TrainConfigError(f"{_replaced_key_message(key, data[key])} ({source})")
-    known = config_keys()
-    unknown = sorted(str(k) for k in set(data) - set(known))
-    if unknown:
-        hints = []
-        import difflib
-
-        for key in unknown:
-            close = difflib.get_close_matches(key, known, n=1)
-            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise TrainConfigError(
-            f"unknown config key {', '.join(hints)} in {source}; known keys: {', '.join(known)}"
-        )
-    return TrainConfig(**data)
+    runtime = sorted(_RUNTIME_FIELDS & {str(k) for k in data})
+    if runtime:  # filled by load_config, never read from a file
+        raise TrainConfigError(f"unknown config key {runtime[0]!r} in {source}; known keys: "
+                               f"{', '.join(config_keys())}")
+    try:
+        return TrainConfig(**{str(key): value for key, value in data.items()})
+    except TrainConfigError as exc:
+        if str(exc).startswith("unknown config key"):  # say where the typo is
+            head = str(exc).partition("; known: ")[0]
+            raise TrainConfigError(f"{head} in {source}; known keys: "
+                                   f"{', '.join(config_keys())}") from None
+        raise
 
 
 def parse_override(item: str) -> tuple[str, Any]:
@@ -528,15 +469,49 @@ def default_config_path() -> Path | None:
 
 
 def schema_markdown() -> str:
-    """The config keys as a Markdown table (``configs/README.md`` embeds it; a test keeps the
-    two in step).  Regenerate with ``python -m zavandor_env.train.config``."""
+    """The config keys as a Markdown table of the schema: key, type, default, meaning
+    (``configs/README.md`` embeds it; a test keeps the two in step).  Regenerate with
+    ``python -m zavandor_env.train.config``."""
+    hints = typing.get_type_hints(TrainConfig, include_extras=True)
     docs = field_docs()
-    default = TrainConfig()
-    rows = ["| key | default | meaning |", "|---|---|---|"]
+    rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
     for key in config_keys():
-        text = " ".join(docs.get(key, "").split())
-        rows.append(f"| `{key}` | `{json.dumps(getattr(default, key))}` | {text} |")
+        kind = _type_text(hints[key]).replace("|", "\\|")
+        rows.append(f"| `{key}` | {kind} | `{json.dumps(default_value(key))}` | {docs[key]} |")
     return "\n".join(rows)
+
+
+_TYPE_WORDS = {int: "integer", float: "number", str: "string", bool: "true/false"}
+
+
+def _type_text(hint: Any) -> str:
+    """A type of the schema in words with its bounds: ``integer >= 1``, ``number > 0 or
+    null``, ``one of `sb3`, `rllib```."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Annotated:
+        return _bounded(_type_text(args[0]), args[1:])
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join("null" if a is type(None) else _type_text(a) for a in args)
+    if origin is Literal:
+        return "one of " + ", ".join(f"`{a}`" for a in args)
+    if origin is list:
+        return f"list of {_type_text(args[0])}"
+    if origin is dict:
+        return "mapping" if args[1] is Any else f"mapping to {_type_text(args[1])}"
+    return _TYPE_WORDS.get(hint, getattr(hint, "__name__", str(hint)))
+
+
+_BOUNDS = {annotated_types.Ge: ">=", annotated_types.Gt: ">", annotated_types.Le: "<=",
+           annotated_types.Lt: "<"}
+
+
+def _bounded(text: str, metadata: tuple[Any, ...]) -> str:
+    """``text`` with the bounds among ``metadata`` (annotated-types bounds, alone or inside a
+    pydantic ``Field``): ``number > 0, <= 1``."""
+    bounds = [f"{_BOUNDS[type(b)]} {dataclasses.astuple(b)[0]}"
+              for item in metadata for b in getattr(item, "metadata", [item])
+              if type(b) in _BOUNDS]
+    return " ".join([text, ", ".join(bounds)]) if bounds else text
 
 
 if __name__ == "__main__":
