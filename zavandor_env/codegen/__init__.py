@@ -58,7 +58,7 @@ def _header(write: bool) -> list[str]:
 
 def _tests_module(name: str) -> object:
     """A module of the repository's tests (importable from a checkout only)."""
-    if not (ROOT / "tests" / "__init__.py").exists():
+    if not (ROOT / "tests" / "golden" / "regenerate.py").exists():
         raise CodegenError(f"{ROOT} is not a source checkout (no tests/): nothing to regenerate")
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
