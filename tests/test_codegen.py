@@ -59,7 +59,8 @@ def _fake_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -
 
 
 def test_check_lists_a_stale_header_and_writes_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     path = _fake_checkout(tmp_path, monkeypatch, "// an old header\n")
     assert codegen.main(["--check", "--only", "header"]) == 1
     assert capsys.readouterr().out == f"stale: {header.HEADER_PATH}\n"

@@ -10,7 +10,8 @@ The artifacts, in the order they are written:
 * ``schema``   -- the key table of ``configs/README.md``
   (:func:`zavandor_env.train.config.schema_markdown`).
 
-Everything is computed with the Python engine, so none of it needs the native core.  It runs
+Everything is computed with the Python engine (``ZAVANDOR_BACKEND=python`` while it runs), so
+none of it needs the native core, and a stale one cannot spoil it.  It runs
 from a source checkout only (the tests and ``native/`` are not installed with the package).
 ``--check`` writes nothing and exits 1 listing every stale file, one a line; ``--only`` picks
 artifacts by name.  Regenerate goldens and snapshots only after a deliberate change of the rules
@@ -20,6 +21,7 @@ or of the picture, and review their diff.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -114,9 +116,19 @@ def run(only: Sequence[str] | None = None, check: bool = False) -> list[str]:
     if unknown:
         raise CodegenError(f"unknown artifact(s) {unknown}; choose from {names}")
     stale: list[str] = []
-    for artifact in ARTIFACTS:
-        if artifact.name in chosen:
-            stale += artifact.update(not check)
+    # Goldens and snapshots are played by the reference engine, whatever is built: a native
+    # core older than the header must not write them.
+    backend = os.environ.get("ZAVANDOR_BACKEND")
+    os.environ["ZAVANDOR_BACKEND"] = "python"
+    try:
+        for artifact in ARTIFACTS:
+            if artifact.name in chosen:
+                stale += artifact.update(not check)
+    finally:
+        if backend is None:
+            del os.environ["ZAVANDOR_BACKEND"]
+        else:
+            os.environ["ZAVANDOR_BACKEND"] = backend
     return stale
 
 
