@@ -196,3 +196,17 @@ def test_the_rule_change_drill(tmp_path: Path) -> None:
     run("-m", "zavandor_env.codegen", "--check", "--only", "header", timeout=300)
     check = run("-m", "zavandor_env.cli", "selfcheck", "--games", "4", "--quiet", timeout=1800)
     assert "backends identical" in check.stdout
+
+
+def test_selfcheck_flips_every_rule_option_even_an_unlisted_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from zavandor_env import selfcheck
+
+    flipped = {name for variant in selfcheck.VARIANTS for name in variant}
+    options = {f.name for f in dataclasses.fields(GameConfig) if isinstance(f.default, bool)}
+    assert options <= flipped
+    extended = dataclasses.make_dataclass(
+        "GameConfig", [("gentle_auctions", bool, dataclasses.field(default=False))],
+        bases=(GameConfig,), frozen=True)
+    monkeypatch.setattr(selfcheck, "GameConfig", extended)
+    assert selfcheck._every_option_flipped(({},))[-1] == {"gentle_auctions": True}
