@@ -27,11 +27,11 @@ struct HeuristicWeights {
   ZAV_HEURISTIC_WEIGHTS(ZAV_WEIGHT_MEMBER)
 #undef ZAV_WEIGHT_MEMBER
 
-  // w.expected_rounds.get(n, 16)
+  // w.expected_rounds.get(n, DEFAULT_EXPECTED_ROUNDS)
   long long expected_rounds_for(long long n) const {
     for (const auto& kv : expected_rounds)
       if (kv.first == n) return kv.second;
-    return 16;
+    return DEFAULT_EXPECTED_ROUNDS;
   }
 };
 

@@ -320,6 +320,7 @@ def _heuristic(w: _Writer) -> None:
     w.section("the heuristic", "agents/heuristic.py, agents/novice.py")
     w.array("GEM_INCOME", heuristic.GEM_INCOME, "double")
     w.array("SAGES_CARD_VALUE", heuristic.SAGES_CARD_VALUE)
+    w.const("DEFAULT_EXPECTED_ROUNDS", heuristic.DEFAULT_EXPECTED_ROUNDS)
     w.const("NOVICE_DEFAULT_BLUNDER", novice.DEFAULT_BLUNDER, "double")
     names = [f.name for f in dataclasses.fields(heuristic.HeuristicWeights)]
     if names[0] != "expected_rounds":

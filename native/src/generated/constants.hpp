@@ -225,6 +225,7 @@ inline constexpr const char* CONFIG_KEYS[12] = {"num_players", "characters", "ma
 // ---- the heuristic (agents/heuristic.py, agents/novice.py) ------------------------------
 inline constexpr double GEM_INCOME[5] = {3.3333333333333335, 5.5, 8.0, 10.5, 15.5};
 inline constexpr int SAGES_CARD_VALUE[4] = {10, 15, 20, 30};
+inline constexpr int DEFAULT_EXPECTED_ROUNDS = 16;
 inline constexpr double NOVICE_DEFAULT_BLUNDER = 0.02;
 // X(name): the number fields of HeuristicWeights after expected_rounds, in order.
 #define ZAV_HEURISTIC_WEIGHTS(X) \
@@ -292,6 +293,6 @@ enum VecStatus : int8_t { VEC_READY = 0, VEC_PENDING = 1, VEC_DONE = 2 };
 enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2, KIND_NOVICE = 3, KIND_NAIVE = 4, KIND_PLANNER = 5 };
 
 // The hash of the text above; the extension exposes it as CONSTANTS_HASH.
-inline constexpr const char CONSTANTS_HASH[] = "c97090129c17e245";
+inline constexpr const char CONSTANTS_HASH[] = "e72f5de3dbe25469";
 
 }  // namespace zav
