@@ -54,6 +54,9 @@ def _fake_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -
     path = tmp_path / header.HEADER_PATH
     path.parent.mkdir(parents=True)
     path.write_text(text)
+    for part in ("tests/golden/regenerate.py", "configs/README.md"):
+        (tmp_path / part).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / part).write_text("")
     monkeypatch.setattr(codegen, "ROOT", tmp_path)
     return path
 
@@ -70,6 +73,15 @@ def test_check_lists_a_stale_header_and_writes_nothing(
     assert path.read_text() == header.render()
     assert codegen.main(["--check", "--only", "header"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_outside_a_checkout_nothing_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(codegen, "ROOT", tmp_path)
+    assert codegen.main(["--only", "header"]) == 2
+    assert "is not a source checkout (no native/src)" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
 
 
 def test_an_unknown_artifact_name_is_a_one_line_error(

@@ -58,10 +58,16 @@ def _header(write: bool) -> list[str]:
     return _write_if_changed(ROOT / HEADER_PATH, render(), write)
 
 
+def _check_checkout() -> None:
+    """The artifacts live in a source checkout; an installed package has none of them."""
+    for part in ("native/src", "tests/golden/regenerate.py", "configs/README.md"):
+        if not (ROOT / part).exists():
+            raise CodegenError(f"{ROOT} is not a source checkout (no {part}): "
+                               "run this from a clone of the repository")
+
+
 def _tests_module(name: str) -> object:
     """A module of the repository's tests (importable from a checkout only)."""
-    if not (ROOT / "tests" / "golden" / "regenerate.py").exists():
-        raise CodegenError(f"{ROOT} is not a source checkout (no tests/): nothing to regenerate")
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     return importlib.import_module(name)
@@ -115,6 +121,7 @@ def run(only: Sequence[str] | None = None, check: bool = False) -> list[str]:
     unknown = [n for n in chosen if n not in names]
     if unknown:
         raise CodegenError(f"unknown artifact(s) {unknown}; choose from {names}")
+    _check_checkout()
     stale: list[str] = []
     # Goldens and snapshots are played by the reference engine, whatever is built: a native
     # core older than the header must not write them.
