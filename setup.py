@@ -40,6 +40,9 @@ if os.environ.get("ZAVANDOR_NO_NATIVE", "") in ("", "0"):
             "zavandor_env.engine._native",
             sorted(glob("native/src/*.cpp")),
             include_dirs=["native/src"],
+            # setuptools rebuilds only when one of these is newer than the built module: the
+            # headers too, so a regenerated generated/constants.hpp is never skipped.
+            depends=sorted(glob("native/src/**/*.hpp", recursive=True)),
             cxx_std=17,
             extra_compile_args=["-O1", *SANITIZE_FLAGS] if SANITIZE else ["-O2"],
             extra_link_args=SANITIZE_FLAGS if SANITIZE else [],

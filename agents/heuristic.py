@@ -97,6 +97,8 @@ DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "heuristic.yaml"
 # groups of three: 10 per three), plus the concentrated-card bonus (+2 per four cards).
 GEM_INCOME = (10 / 3, 5.5, 8.0, 10.5, 15.5)
 SAGES_CARD_VALUE = (10, 15, 20, 30)  # two cards of blue/green/white/red per 9-Sages level
+#: Game length assumed for a player count that ``HeuristicWeights.expected_rounds`` lacks.
+DEFAULT_EXPECTED_ROUNDS = 16
 
 
 @checked(ValueError, what="heuristic weight")
@@ -242,7 +244,7 @@ def choose(view: PlayerView, legal: Sequence[int], w: HeuristicWeights) -> int:
 def horizon(view: PlayerView, w: HeuristicWeights) -> float:
     """Estimated rounds still to be played, this one included."""
     n = view.num_players
-    expected = w.expected_rounds.get(n, 16)
+    expected = w.expected_rounds.get(n, DEFAULT_EXPECTED_ROUNDS)
     left = SENTINELS_TO_END - view.sentinels_acquired
     # A game that runs past its expected length still ends only through sentinels.
     by_round = max(expected - view.round + 1, w.late_game_horizon)

@@ -6,7 +6,8 @@ and a hash of the final state) and the deciding seat's observation at three fixe
 (a hash of the float32 vector and a few decoded fields).  A failure here means the engine now
 plays those decisions differently, or the observation encoder now encodes them differently.
 If that follows a deliberate change of the rules (or of the observation layout), run
-``python tests/golden/regenerate.py`` and review the diff; otherwise it is a regression.
+``python -m zavandor_env.codegen`` (or ``--only golden``) and review the diff; otherwise it is
+a regression.
 """
 
 from __future__ import annotations

@@ -68,6 +68,12 @@ def _positions(phase: Phase | None = None, per_count: int = 3):
                 yield game
 
 
+def _mcts_search(core, seat, legal, params, weights, seed):
+    """_native.mcts_search around the heuristic unless params say otherwise (the native default
+    is MCTSAgent's, the planner, which needs planner parameters)."""
+    return _native.mcts_search(core, seat, legal, {"policy": "heuristic", **params}, weights, seed)
+
+
 def _core(game: Game) -> object:
     return Core.from_state_dict(game.state.to_dict())
 
@@ -75,7 +81,7 @@ def _core(game: Game) -> object:
 def _search(game: Game, seed: int = 0, **params) -> tuple[int, int]:
     params.setdefault("iterations", 16)
     seat = game.current_player
-    return _native.mcts_search(_core(game), seat, list(game.legal_actions()), params, NW, seed)
+    return _mcts_search(_core(game), seat, list(game.legal_actions()), params, NW, seed)
 
 
 def _canonical_artifacts(game: Game) -> None:
@@ -141,7 +147,7 @@ def test_native_search_grows_the_python_search_tree(variant):
         native_kw = {**kw, "policy": agent.policy, "rollout": agent.rollout}
         if agent.planner is not None:
             native_kw["planner"] = NP
-        action, done = _native.mcts_search(_core(game), game.current_player, legal, native_kw,
+        action, done = _mcts_search(_core(game), game.current_player, legal, native_kw,
                                            NW, seed)
         assert (action, done) == (expected, agent.last_iterations)
         assert [tuple(r) for r in _native._mcts_root_stats()] == _python_root(agent)
@@ -229,8 +235,8 @@ def test_native_search_is_deterministic_for_a_seed_and_budget(algorithm):
         # The core is only read: searching it twice from one object gives the same again.
         core = _core(game)
         legal = list(game.legal_actions())
-        a = _native.mcts_search(core, game.current_player, legal, params, NW, 5)
-        b = _native.mcts_search(core, game.current_player, legal, params, NW, 5)
+        a = _mcts_search(core, game.current_player, legal, params, NW, 5)
+        b = _mcts_search(core, game.current_player, legal, params, NW, 5)
         assert a == b == first
 
 
@@ -289,7 +295,7 @@ def test_native_search_respects_avoid_curse(algorithm):
     safe = curse_free(PlayerView(game.state, seat), legal)
     assert PASS in safe and set(safe) < set(legal)
     for seed in range(6):
-        action, _ = _native.mcts_search(_core(game), seat, legal,
+        action, _ = _mcts_search(_core(game), seat, legal,
                                         {"iterations": 24, "prior_weight": 0.0, "c": 3.0,
                                          "switch_z": 0.0, "min_pairs": 0,
                                          "algorithm": algorithm}, NW, seed)
@@ -299,7 +305,7 @@ def test_native_search_respects_avoid_curse(algorithm):
     agent = MCTSAgent(seed=0, iterations=24, engine="native", algorithm=algorithm)
     agent.reset(seat, 2, 0)
     assert agent.act(None, PlayerView(game.state, seat), legal) in safe
-    reckless = _native.mcts_search(_core(game), seat, legal,
+    reckless = _mcts_search(_core(game), seat, legal,
                                    {"iterations": 24, "avoid_curse": False, "c": 3.0,
                                     "algorithm": algorithm}, NW, 0)
     assert reckless[0] in legal
@@ -349,7 +355,7 @@ def test_native_search_never_reads_hidden_information(algorithm):
         seat = game.current_player
         legal = list(game.legal_actions())
         params = {"iterations": 24, "algorithm": algorithm}
-        base = _native.mcts_search(_core(game), seat, legal, params, NW, k)
+        base = _mcts_search(_core(game), seat, legal, params, NW, k)
         base_stats = _native._mcts_root_stats()
         base_sample = _native._mcts_determinize(_core(game), seat, k).to_state_dict()
         for trial in range(2):
@@ -360,7 +366,7 @@ def test_native_search_never_reads_hidden_information(algorithm):
                            for p in game.state.players if p.seat != seat)
             assert PlayerView(other.state, seat).me.hand == PlayerView(game.state, seat).me.hand
             core = _core(other)
-            assert _native.mcts_search(core, seat, legal, params, NW, k) == base
+            assert _mcts_search(core, seat, legal, params, NW, k) == base
             assert _native._mcts_root_stats() == base_stats
             sample = _native._mcts_determinize(core, seat, k).to_state_dict()
             assert sample == base_sample
@@ -378,12 +384,12 @@ def test_bad_parameters_are_refused():
                    {"policy": "psychic"}, {"policy": "random"}, {"policy": "planner"},
                    {"rollout": "planner"}, {"policy": "planner", "planner": {"gem_cap": 1}}):
         with pytest.raises(ValueError):
-            _native.mcts_search(core, seat, legal, params, NW, 0)
+            _mcts_search(core, seat, legal, params, NW, 0)
     with pytest.raises(ValueError):
-        _native.mcts_search(core, (seat + 1) % game.num_players, legal, {}, NW, 0)
+        _mcts_search(core, (seat + 1) % game.num_players, legal, {}, NW, 0)
     illegal = next(a for a in range(_native.NUM_ACTIONS) if a not in legal)
     with pytest.raises(ValueError):
-        _native.mcts_search(core, seat, [illegal], {}, NW, 0)
+        _mcts_search(core, seat, [illegal], {}, NW, 0)
 
 
 def test_agent_engines():

@@ -7,13 +7,13 @@
 * snapshot tests: three fixed states (seeded games at fixed decision indices) are compared
   with committed SVG files and rasterised PNG files in ``tests/snapshots``.  After an
   intended change to the picture, regenerate them with
-  ``UPDATE_SNAPSHOTS=1 pytest tests/test_svg.py`` and look at the PNGs before committing.
+  ``python -m zavandor_env.codegen --only snapshots`` (:func:`update_snapshots`) and look at
+  the PNGs before committing.
   The PNG comparison is tolerant, since rasterisers and fonts may move a few pixel values.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -29,7 +29,7 @@ from zavandor_env.engine.scenario import build, play
 from zavandor_env.engine.svg import to_svg
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-UPDATE = os.environ.get("UPDATE_SNAPSHOTS") == "1"
+REGENERATE = "python -m zavandor_env.codegen --only snapshots"
 NS = "{http://www.w3.org/2000/svg}"
 RICH = "dust10:30"
 POOR = {"active": "", "hand": "dust10:2"}  # can pay 20 at most and has no gem to sell
@@ -222,16 +222,6 @@ SNAPSHOT_STATES: dict[str, tuple[Callable[[], Game], int | None]] = {
 }
 
 
-def check_text_snapshot(path: Path, text: str) -> None:
-    if UPDATE:
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing {path.name}: run UPDATE_SNAPSHOTS=1 pytest tests/test_svg.py"
-    assert path.read_text(encoding="utf-8") == text, (
-        f"{path.name} changed; if intended, run UPDATE_SNAPSHOTS=1 pytest tests/test_svg.py"
-    )
-
-
 @pytest.mark.parametrize("name", sorted(SNAPSHOT_STATES))
 def test_svg_snapshot(name: str) -> None:
     make, seat = SNAPSHOT_STATES[name]
@@ -240,28 +230,76 @@ def test_svg_snapshot(name: str) -> None:
         assert game.phase == Phase.BID
     if name.endswith("game_over"):
         assert game.is_over
-    check_text_snapshot(SNAPSHOTS / f"{name}.svg", to_svg(game, seat))
+    path = SNAPSHOTS / f"{name}.svg"
+    assert path.exists(), f"missing {path.name}: run {REGENERATE}"
+    assert path.read_text(encoding="utf-8") == to_svg(game, seat), (
+        f"{path.name} changed; if intended, run {REGENERATE}")
+
+
+def png_differs(pixels: np.ndarray, expected: np.ndarray) -> str | None:
+    """Why a rendered picture does not match a stored one, or None if it does.  Anti-aliasing
+    and font hinting may move a few values; a changed picture moves many."""
+    if pixels.shape != expected.shape:
+        return f"size {pixels.shape} instead of {expected.shape}"
+    diff = np.abs(pixels.astype(np.int16) - expected.astype(np.int16)).max(axis=2)
+    if diff.mean() >= 2.0:
+        return f"mean pixel difference {diff.mean():.2f}"
+    if (diff > 64).mean() >= 0.01:
+        return f"{(diff > 64).mean():.2%} of pixels differ"
+    return None
+
+
+def _stored_png(path: Path) -> np.ndarray:
+    from PIL import Image
+
+    with Image.open(path) as stored:
+        return np.asarray(stored.convert("RGB"))
+
+
+def update_snapshots(write: bool) -> list[Path]:
+    """The snapshot writer (``python -m zavandor_env.codegen``): the SVG and PNG files that
+    differ from what the code draws now (PNGs with the tests' tolerance), each rewritten when
+    ``write``.  The PNGs are skipped when the ``render`` extra is not installed."""
+    try:
+        import resvg_py  # noqa: F401
+        from PIL import Image
+
+        from zavandor_env.envs.picture import frame
+    except ImportError:
+        frame = None  # type: ignore[assignment]
+    stale: list[Path] = []
+    for name, (make, seat) in sorted(SNAPSHOT_STATES.items()):
+        game = make()
+        path = SNAPSHOTS / f"{name}.svg"
+        svg = to_svg(game, seat)
+        if not path.exists() or path.read_text(encoding="utf-8") != svg:
+            stale.append(path)
+            if write:
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(svg, encoding="utf-8")
+        if frame is None:
+            continue
+        path = SNAPSHOTS / f"{name}.png"
+        pixels = frame(game, seat, width=PNG_WIDTH)
+        if not path.exists() or png_differs(pixels, _stored_png(path)):
+            stale.append(path)
+            if write:
+                Image.fromarray(pixels).save(path, optimize=True)
+    return stale
 
 
 @pytest.mark.parametrize("name", sorted(SNAPSHOT_STATES))
 def test_png_snapshot(name: str) -> None:
     pytest.importorskip("resvg_py")
-    image = pytest.importorskip("PIL.Image")
+    pytest.importorskip("PIL.Image")
     from zavandor_env.envs.picture import frame
 
     make, seat = SNAPSHOT_STATES[name]
     pixels = frame(make(), seat, width=PNG_WIDTH)
     path = SNAPSHOTS / f"{name}.png"
-    if UPDATE:
-        image.fromarray(pixels).save(path, optimize=True)
-    assert path.exists(), f"missing {path.name}: run UPDATE_SNAPSHOTS=1 pytest tests/test_svg.py"
-    with image.open(path) as stored:
-        expected = np.asarray(stored.convert("RGB"))
-    assert pixels.shape == expected.shape
-    diff = np.abs(pixels.astype(np.int16) - expected.astype(np.int16)).max(axis=2)
-    # Anti-aliasing and font hinting may move a few values; a changed picture moves many.
-    assert diff.mean() < 2.0, f"{name}: mean pixel difference {diff.mean():.2f}"
-    assert (diff > 64).mean() < 0.01, f"{name}: {(diff > 64).mean():.2%} of pixels differ"
+    assert path.exists(), f"missing {path.name}: run {REGENERATE}"
+    problem = png_differs(pixels, _stored_png(path))
+    assert problem is None, f"{name}: {problem}; if intended, run {REGENERATE}"
 
 
 # ---- frames ---------------------------------------------------------------------------------

@@ -19,14 +19,14 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .engine import Game, GameConfig
 from .engine.actions import END_TURN, PASS
 
 #: Rule-option variants every check cycles through (the first is the rulebook's defaults).
-VARIANTS: tuple[dict[str, Any], ...] = (
+_CHOSEN_VARIANTS: tuple[dict[str, Any], ...] = (
     {},
     {"allow_overbid": False},
     {"allow_overbid": False, "one_value_dust": True, "catchup_small_games": True},
@@ -34,6 +34,18 @@ VARIANTS: tuple[dict[str, Any], ...] = (
     {"sages_dust_substitution": False, "druid_l3_ruby": False, "allow_overbid": False},
     {"skip_forced_decisions": False, "allow_overbid": False},
 )
+
+
+def _every_option_flipped(chosen: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """``chosen`` plus one variant per boolean GameConfig option that none of them flips, so a
+    new rule option is checked on both backends without being listed here."""
+    flipped = {name for variant in chosen for name in variant}
+    extra = tuple({f.name: not f.default} for f in fields(GameConfig)
+                  if isinstance(f.default, bool) and f.name not in flipped)
+    return chosen + extra
+
+
+VARIANTS: tuple[dict[str, Any], ...] = _every_option_flipped(_CHOSEN_VARIANTS)
 POLICIES = ("random", "thrifty", "heuristic")
 
 Policy = Callable[[Game, random.Random], int]

@@ -33,29 +33,12 @@ struct WeightField {
   double HeuristicWeights::*member;
 };
 
-// The scalar fields, in the dataclass's order (expected_rounds comes first there).
+// The scalar fields, in the dataclass's order (expected_rounds comes first there), from the
+// generated list of agents/heuristic.py HeuristicWeights' fields.
 const WeightField SCALAR_FIELDS[] = {
-    {"rounds_per_sentinel", &HeuristicWeights::rounds_per_sentinel},
-    {"min_horizon", &HeuristicWeights::min_horizon},
-    {"late_game_horizon", &HeuristicWeights::late_game_horizon},
-    {"income_efficiency", &HeuristicWeights::income_efficiency},
-    {"vp_energy", &HeuristicWeights::vp_energy},
-    {"sentinel_vp_energy", &HeuristicWeights::sentinel_vp_energy},
-    {"lead_tempo", &HeuristicWeights::lead_tempo},
-    {"deny_weight", &HeuristicWeights::deny_weight},
-    {"hand_slot_per_round", &HeuristicWeights::hand_slot_per_round},
-    {"future_gem_spend_per_round", &HeuristicWeights::future_gem_spend_per_round},
-    {"expected_artifacts", &HeuristicWeights::expected_artifacts},
-    {"expected_sentinels", &HeuristicWeights::expected_sentinels},
-    {"spellbook_access_per_round", &HeuristicWeights::spellbook_access_per_round},
-    {"elixir_access_per_round", &HeuristicWeights::elixir_access_per_round},
-    {"ruby_access_per_round", &HeuristicWeights::ruby_access_per_round},
-    {"hand_limit_3_per_round", &HeuristicWeights::hand_limit_3_per_round},
-    {"free_chip", &HeuristicWeights::free_chip},
-    {"win_bonus", &HeuristicWeights::win_bonus},
-    {"lead_margin", &HeuristicWeights::lead_margin},
-    {"sentinel_min_horizon", &HeuristicWeights::sentinel_min_horizon},
-    {"big_raise_fraction", &HeuristicWeights::big_raise_fraction},
+#define ZAV_WEIGHT_FIELD(name) {#name, &HeuristicWeights::name},
+    ZAV_HEURISTIC_WEIGHTS(ZAV_WEIGHT_FIELD)
+#undef ZAV_WEIGHT_FIELD
 };
 constexpr const char* ROUNDS_FIELD = "expected_rounds";
 

@@ -7,13 +7,14 @@
 //       (0, MCTS_MAX_SECONDS] or None: wall-clock budget, overrides iterations; the search
 //       returns within twice it), max_seconds (the hard wall-clock cap of any search, default
 //       and at most MCTS_MAX_SECONDS), algorithm ("flat" | "tree", default "flat"), policy
-//       ("heuristic" | "naive" | "planner", default "heuristic"; the planner needs planner: a
+//       ("heuristic" | "naive" | "planner", default "planner"; the planner needs planner: a
 //       PlannerParams, bind_naive.cpp), rollout ("heuristic" | "naive" | "planner" |
 //       "random", default: the policy),
 //       horizon_rounds (int, default 0: to the end), c, prior_weight, eval_scale, switch_z
 //       (numbers), min_pairs, max_depth (ints >= 0), opponent_model ("search" | "policy";
 //       "heuristic" = "policy"), avoid_curse (bool, default True): the
-//       defaults of MCTSAgent; unknown keys raise ValueError.  weights: a HeuristicWeights
+//       defaults of MCTSAgent (generated from agents/mcts.py: ZAV_MCTS_DEFAULTS, and the keys
+//       MCTS_PARAM_KEYS); unknown keys raise ValueError.  weights: a HeuristicWeights
 //       (bind_heuristic.cpp).  seed: an integer in [0, 2**64) seeding determinizations,
 //       expansion tie-breaks and random rollouts.  The core is only read; the GIL is released
 //       while searching, and taken back about every 10 ms on the main thread to check for
@@ -44,11 +45,6 @@
 namespace py = pybind11;
 
 namespace {
-
-const char* const PARAM_KEYS[] = {"iterations",   "seconds",    "rollout",    "horizon_rounds",
-                                  "c",            "prior_weight", "eval_scale", "avoid_curse",
-                                  "opponent_model", "max_depth", "algorithm", "switch_z",
-                                  "min_pairs", "policy", "planner", "max_seconds"};
 
 double number(const py::handle& v, const char* key) {
   if (py::isinstance<py::bool_>(v) ||
@@ -108,12 +104,12 @@ zav::MctsParams params_from_dict(const py::dict& d) {
   for (auto item : d) {
     std::string key = py::str(item.first);
     bool known = false;
-    for (const char* k : PARAM_KEYS) known = known || key == k;
-    if (!known)
-      throw py::value_error("mcts_search: unknown parameter '" + key +
-                            "'; known: iterations, seconds, rollout, horizon_rounds, c, "
-                            "prior_weight, eval_scale, avoid_curse, opponent_model, max_depth, "
-                            "algorithm, switch_z, min_pairs, policy, planner, max_seconds");
+    for (const char* k : zav::MCTS_PARAM_KEYS) known = known || key == k;
+    if (!known) {
+      std::string names;
+      for (const char* k : zav::MCTS_PARAM_KEYS) names += (names.empty() ? "" : ", ") + std::string(k);
+      throw py::value_error("mcts_search: unknown parameter '" + key + "'; known: " + names);
+    }
   }
   if (d.contains("iterations") && !d["iterations"].is_none()) {
     p.iterations = integer(d["iterations"], "iterations");
@@ -127,7 +123,7 @@ zav::MctsParams params_from_dict(const py::dict& d) {
   if (d.contains("max_seconds")) p.max_seconds = seconds_in_range(d["max_seconds"], "max_seconds");
   // The scripted players: "policy" (the prior and the modelled opponents) and "rollout"
   // (absent: the policy; or "random").
-  p.policy = scripted(d, "policy", zav::ScriptedPolicy::HEURISTIC, false, nullptr);
+  p.policy = scripted(d, "policy", p.policy, false, nullptr);
   p.rollout_policy = scripted(d, "rollout", p.policy, true, &p.random_rollout);
   const bool planner_used =
       p.policy == zav::ScriptedPolicy::PLANNER ||

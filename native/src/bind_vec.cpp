@@ -209,7 +209,7 @@ void register_vec(py::module_& m) {
              return self;
            }),
            py::arg("config"), py::arg("num_envs"), py::arg("seed"),
-           py::arg("heuristic_weights") = py::none(), py::arg("novice_blunder") = 0.02,
+           py::arg("heuristic_weights") = py::none(), py::arg("novice_blunder") = zav::NOVICE_DEFAULT_BLUNDER,
            py::arg("planner_params") = py::none())
       .def_property_readonly("num_envs", [](const PyVecLearner& s) { return s.n(); })
       .def_property_readonly("num_players", [](const PyVecLearner& s) { return s.p(); })

@@ -58,27 +58,34 @@ py::list read_list(const py::handle& o, const std::string& what, std::size_t mos
   return l;
 }
 
-const char* const CONFIG_KEYS[] = {"num_players",     "characters",        "max_rounds",
-                                   "max_decisions",   "no_split_blocks",   "druid_l3_ruby",
-                                   "sages_dust_substitution", "allow_overbid", "one_value_dust",
-                                   "catchup_small_games", "skip_forced_decisions",
-                                   "no_undo_activation"};
-
 int character_index(const std::string& name) {
   for (int i = 0; i < NUM_CHARACTERS; ++i)
     if (name == CHARACTERS[i].name) return i;
   throw py::value_error("unknown character " + name);
 }
 
+// The int fields and the boolean rule options come from the generated lists
+// (ZAV_CONFIG_INTS, ZAV_RULE_OPTIONS: dataclasses.fields(GameConfig)); characters by hand.
 Config config_from_dict(const py::dict& d) {
   Config c;
+  // A key this build does not know is a GameConfig field added after it was built.
+  for (auto item : d) {
+    const std::string key = py::str(item.first);
+    bool known = false;
+    for (const char* k : CONFIG_KEYS) known = known || key == k;
+    if (!known)
+      throw py::value_error("config key '" + key + "' is unknown to the native core: rebuild it (" +
+                            "python -m zavandor_env.codegen, then python setup.py build_ext --inplace)");
+  }
   auto get = [&](const char* key) -> py::object {
     if (!d.contains(key)) throw py::value_error(std::string("config is missing ") + key);
     return d[key];
   };
-  c.num_players = read_int(get("num_players"), "config.num_players", MIN_PLAYERS, MAX_PLAYERS);
-  if (c.num_players < MIN_PLAYERS || c.num_players > MAX_PLAYERS)
-    throw py::value_error("num_players must be 2..6");
+  // Checked casts: a Python int past its bounds is a one-line ValueError, not pybind's cast error.
+#define ZAV_READ_INT(name, default_value, lo, hi) \
+  c.name = read_int(get(#name), "config." #name, lo, hi);
+  ZAV_CONFIG_INTS(ZAV_READ_INT)
+#undef ZAV_READ_INT
   py::object chars = get("characters");
   c.has_characters = !chars.is_none();
   if (c.has_characters) {
@@ -88,40 +95,34 @@ Config config_from_dict(const py::dict& d) {
     for (int i = 0; i < c.num_players; ++i)
       c.characters[i] = character_index(names[i].cast<std::string>());
   }
-  // Checked casts: a Python int past int32 is a one-line ValueError, not pybind's cast error.
-  c.max_rounds = read_int(get("max_rounds"), "config.max_rounds", 1, 2147483647);
-  c.max_decisions = read_int(get("max_decisions"), "config.max_decisions", 1, 2147483647);
-  c.no_split_blocks = read_bool(get("no_split_blocks"), "config.no_split_blocks");
-  c.druid_l3_ruby = read_bool(get("druid_l3_ruby"), "config.druid_l3_ruby");
-  c.sages_dust_substitution = read_bool(get("sages_dust_substitution"), "config.sages_dust_substitution");
-  c.allow_overbid = read_bool(get("allow_overbid"), "config.allow_overbid");
-  c.one_value_dust = read_bool(get("one_value_dust"), "config.one_value_dust");
-  c.catchup_small_games = read_bool(get("catchup_small_games"), "config.catchup_small_games");
-  c.skip_forced_decisions = read_bool(get("skip_forced_decisions"), "config.skip_forced_decisions");
-  c.no_undo_activation = read_bool(get("no_undo_activation"), "config.no_undo_activation");
+#define ZAV_READ_OPTION(name, default_value) c.name = read_bool(get(#name), "config." #name);
+  ZAV_RULE_OPTIONS(ZAV_READ_OPTION)
+#undef ZAV_READ_OPTION
   return c;
 }
 
+// In GameConfig.to_dict()'s key order (the dataclass's field order, CONFIG_KEYS).
 py::dict config_to_dict(const Config& c) {
   py::dict d;
-  d["num_players"] = c.num_players;
-  if (c.has_characters) {
-    py::list names;
-    for (int i = 0; i < c.num_players; ++i) names.append(CHARACTERS[c.characters[i]].name);
-    d["characters"] = names;
-  } else {
-    d["characters"] = py::none();
+  for (const char* key : CONFIG_KEYS) {
+#define ZAV_WRITE_INT(name, default_value, lo, hi) \
+  if (std::string(key) == #name) d[key] = c.name;
+    ZAV_CONFIG_INTS(ZAV_WRITE_INT)
+#undef ZAV_WRITE_INT
+#define ZAV_WRITE_OPTION(name, default_value) \
+  if (std::string(key) == #name) d[key] = c.name;
+    ZAV_RULE_OPTIONS(ZAV_WRITE_OPTION)
+#undef ZAV_WRITE_OPTION
+    if (std::string(key) == "characters") {
+      if (c.has_characters) {
+        py::list names;
+        for (int i = 0; i < c.num_players; ++i) names.append(CHARACTERS[c.characters[i]].name);
+        d[key] = names;
+      } else {
+        d[key] = py::none();
+      }
+    }
   }
-  d["max_rounds"] = c.max_rounds;
-  d["max_decisions"] = c.max_decisions;
-  d["no_split_blocks"] = c.no_split_blocks;
-  d["druid_l3_ruby"] = c.druid_l3_ruby;
-  d["sages_dust_substitution"] = c.sages_dust_substitution;
-  d["allow_overbid"] = c.allow_overbid;
-  d["one_value_dust"] = c.one_value_dust;
-  d["catchup_small_games"] = c.catchup_small_games;
-  d["skip_forced_decisions"] = c.skip_forced_decisions;
-  d["no_undo_activation"] = c.no_undo_activation;
   return d;
 }
 
@@ -467,6 +468,9 @@ PYBIND11_MODULE(_native, m) {
   limits["MAX_VP"] = MAX_VP;
   limits["MAX_AMOUNT"] = MAX_AMOUNT;
   m.attr("STATE_LIMITS") = limits;
+  // The hash of generated/constants.hpp this build was compiled from (tests compare it with
+  // the header that `python -m zavandor_env.codegen` writes now).
+  m.attr("CONSTANTS_HASH") = CONSTANTS_HASH;
 
   py::class_<Core>(m, "Core")
       .def(py::init([](const py::dict& config, const py::object& seed) {

@@ -9,8 +9,6 @@ namespace zav {
 
 namespace {
 
-constexpr int CHANGE_TABLE_SIZE = 256;
-
 struct ChangeTables {
   int table[2][CHANGE_TABLE_SIZE][NUM_DUST_CHITS];
   ChangeTables() {

@@ -24,10 +24,6 @@ namespace {
 
 constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
 
-// GEM_INCOME and SAGES_CARD_VALUE of heuristic.py.
-const double GEM_INCOME[NUM_GEMS] = {10.0 / 3.0, 5.5, 8.0, 10.5, 15.5};
-constexpr int SAGES_CARD_VALUE[4] = {10, 15, 20, 30};
-
 // Python's two-argument max/min: the first argument unless the second is strictly beyond it.
 inline double pymax(double a, double b) { return b > a ? b : a; }
 inline double pymin(double a, double b) { return b < a ? b : a; }

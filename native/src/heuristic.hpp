@@ -22,33 +22,16 @@ namespace zav {
 struct HeuristicWeights {
   // expected_rounds: the Python dict {num_players: rounds}, in insertion order (ints).
   std::vector<std::pair<long long, long long>> expected_rounds;
-  double rounds_per_sentinel = 0.0;
-  double min_horizon = 0.0;
-  double late_game_horizon = 0.0;
-  double income_efficiency = 0.0;
-  double vp_energy = 0.0;
-  double sentinel_vp_energy = 0.0;
-  double lead_tempo = 0.0;
-  double deny_weight = 0.0;
-  double hand_slot_per_round = 0.0;
-  double future_gem_spend_per_round = 0.0;
-  double expected_artifacts = 0.0;
-  double expected_sentinels = 0.0;
-  double spellbook_access_per_round = 0.0;
-  double elixir_access_per_round = 0.0;
-  double ruby_access_per_round = 0.0;
-  double hand_limit_3_per_round = 0.0;
-  double free_chip = 0.0;
-  double win_bonus = 0.0;
-  double lead_margin = 0.0;
-  double sentinel_min_horizon = 0.0;
-  double big_raise_fraction = 0.0;
+  // The number fields, in the dataclass's order (generated from its field list).
+#define ZAV_WEIGHT_MEMBER(name) double name = 0.0;
+  ZAV_HEURISTIC_WEIGHTS(ZAV_WEIGHT_MEMBER)
+#undef ZAV_WEIGHT_MEMBER
 
-  // w.expected_rounds.get(n, 16)
+  // w.expected_rounds.get(n, DEFAULT_EXPECTED_ROUNDS)
   long long expected_rounds_for(long long n) const {
     for (const auto& kv : expected_rounds)
       if (kv.first == n) return kv.second;
-    return 16;
+    return DEFAULT_EXPECTED_ROUNDS;
   }
 };
 

@@ -15,12 +15,6 @@ namespace zav {
 
 namespace {
 
-// agents/heuristic.py GEM_INCOME (expected energy per round of one more active gem).
-constexpr double GEM_INCOME[NUM_GEMS] = {10.0 / 3.0, 5.5, 8.0, 10.5, 15.5};
-
-// determinize.py _MAX_REDRAWS.
-constexpr int MAX_REDRAWS = 64;
-
 inline bool is_over(const GameState& s) { return s.terminated || s.truncated; }
 
 // Whether any of `actions` is legal in `s`.

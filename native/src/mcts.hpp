@@ -7,7 +7,7 @@
 //      seats' card values and 9-Sages cards and every deck order redrawn, the artifact deck
 //      reshuffled within its letters, the generator reseeded).
 //
-// "flat" (MctsParams::flat, the default): every allowed root action is played out from each
+// "flat" (MctsParams::flat, MCTSAgent's default): every allowed root action is played out from each
 // determinization (the policy's choice first), then the rollout policy for every seat; the
 // best mean reward wins if its paired advantage over the policy's choice is significant
 // (switch_z standard errors, min_pairs samples), else the policy's choice stays.
@@ -52,57 +52,54 @@
 
 namespace zav {
 
-// Hard caps on one decision's budget (agents/mcts.py MAX_ITERATIONS, MAX_SECONDS): larger
-// budgets are refused, and no search runs longer than max_seconds of wall time, whatever
-// its budget, so that a spec from a stranger cannot tie the machine up.
-constexpr long long MCTS_MAX_ITERATIONS = 1000000;
-constexpr double MCTS_MAX_SECONDS = 3600.0;
+// The hard caps on one decision's budget, MCTS_MAX_ITERATIONS and MCTS_MAX_SECONDS
+// (agents/mcts.py MAX_ITERATIONS, MAX_SECONDS), are generated (generated/constants.hpp): larger
+// budgets are refused, and no search runs longer than max_seconds of wall time, whatever its
+// budget, so that a spec from a stranger cannot tie the machine up.
 
-// MCTSAgent's search parameters (its constructor defaults: the flat search with rollouts to
-// the end of the game).  The tree search of before is flat = false, horizon_rounds = 1.
+// MCTSAgent's search parameters.  The defaults are MCTSAgent's constructor defaults,
+// generated from agents/mcts.py (ZAV_MCTS_DEFAULTS: iterations, seconds, horizon_rounds, c,
+// prior_weight, eval_scale, avoid_curse, flat (algorithm), switch_z, min_pairs,
+// policy_opponents (opponent_model), max_depth, policy).
 struct MctsParams {
-  long long iterations = 64;  // iterations per decision, when seconds <= 0
-  // > 0: wall-clock budget (steady_clock), overrides iterations.  New playouts start until
-  // it is spent (the first one always); a playout still running at twice the budget, or
+#define ZAV_MCTS_PARAM(declaration, default_value) declaration = default_value;
+  ZAV_MCTS_DEFAULTS(ZAV_MCTS_PARAM)
+#undef ZAV_MCTS_PARAM
+  // iterations: per decision, when seconds <= 0.
+  // seconds > 0: wall-clock budget (steady_clock), overrides iterations.  New playouts start
+  // until it is spent (the first one always); a playout still running at twice the budget, or
   // once it is spent and another has completed, is dropped, so a timed search returns
   // within twice its budget plus the setup.
-  double seconds = 0.0;
   // The hard wall-clock cap of every search (iteration budgets too): a playout running then
   // is dropped and the search returns what it has.
   double max_seconds = MCTS_MAX_SECONDS;
   // Polled about every 10 ms between and inside playouts when set: true
   // stops the search at once (MctsResult::interrupted).  The binding checks for Ctrl-C.
   std::function<bool()> interrupted;
-  // The scripted player the search is built around: its choice is the prior (flat: kept
-  // unless beaten; tree: the progressive bias and the first expansion) and, with
+  // policy: the scripted player the search is built around: its choice is the prior (flat:
+  // kept unless beaten; tree: the progressive bias and the first expansion) and, with
   // policy_opponents, it plays the other seats.  The rollouts are played by
-  // rollout_policy, or uniformly at random with random_rollout.  PLANNER reads `planner`.
-  // Naive and planner draw their coin flips from the search's generator.
-  ScriptedPolicy policy = ScriptedPolicy::HEURISTIC;
-  ScriptedPolicy rollout_policy = ScriptedPolicy::HEURISTIC;
+  // rollout_policy (MCTSAgent's rollout=None: the policy), or uniformly at random with
+  // random_rollout.  PLANNER reads `planner`.  Naive and planner draw their coin flips from
+  // the search's generator.
+  ScriptedPolicy rollout_policy = policy;
   PlannerParams planner;
   bool random_rollout = false;  // rollout "random"
-  int horizon_rounds = 0;       // truncate rollouts after this many round boundaries (<= 0: never)
-  double c = 0.7;               // tree: UCB exploration constant
-  double prior_weight = 1.0;    // tree: progressive bias towards the policy's choice
-  double eval_scale = 5.0;      // VP lead that maps to a win estimate of about 0.73
-  bool avoid_curse = true;      // search under allow_overbid=false, choose curse-free actions
-  // algorithm "flat" (true) or "tree" (false).  Flat: no tree.  Each determinization is played
-  // out once from every allowed root action (common random numbers: the same sample, the same
-  // generator; the policy's choice first), everyone playing the rollout policy afterwards;
-  // an iteration is one such playout.  The best mean wins, but the policy's own choice is
-  // kept unless the best one beats it, on the paired differences of the same samples, by more
-  // than switch_z standard errors, over at least min_pairs samples.
-  bool flat = true;
-  double switch_z = 2.0;
-  int min_pairs = 4;
-  // Tree: the opponent model.  false ("search"): every seat's decisions are tree nodes,
-  // chosen by UCB; true ("policy"): only the searching seat's decisions are tree nodes, the
-  // other seats play the policy in every determinization (the opponents it faces).
-  bool policy_opponents = false;
-  // Tree: at most this many tree edges per iteration (<= 0: unlimited; 1: only the root's
-  // actions are searched, everything after them is rollout).
-  int max_depth = 0;
+  // horizon_rounds: truncate rollouts after this many round boundaries (<= 0: never).
+  // c: tree: UCB exploration constant.  prior_weight: tree: progressive bias towards the
+  // policy's choice.  eval_scale: VP lead that maps to a win estimate of about 0.73.
+  // avoid_curse: search under allow_overbid=false, choose curse-free actions.
+  // flat: algorithm "flat" (true) or "tree" (false).  Flat: no tree.  Each determinization is
+  // played out once from every allowed root action (common random numbers: the same sample,
+  // the same generator; the policy's choice first), everyone playing the rollout policy
+  // afterwards; an iteration is one such playout.  The best mean wins, but the policy's own
+  // choice is kept unless the best one beats it, on the paired differences of the same
+  // samples, by more than switch_z standard errors, over at least min_pairs samples.
+  // policy_opponents: tree: the opponent model.  false ("search"): every seat's decisions are
+  // tree nodes, chosen by UCB; true ("policy"): only the searching seat's decisions are tree
+  // nodes, the other seats play the policy in every determinization.
+  // max_depth: tree: at most this many tree edges per iteration (<= 0: unlimited; 1: only the
+  // root's actions are searched, everything after them is rollout).
 };
 
 struct MctsResult {

@@ -9,6 +9,7 @@
 #include "naive.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "data.hpp"
 #include "engine.hpp"
@@ -29,16 +30,9 @@ using act::OPEN_SENTINEL;
 using act::PASS;
 using act::SELL_GEM;
 
-// sozav's constants (naive.py).
-constexpr int GEMS_ADVANCE_MARGIN = 10;
-constexpr double BID_LIMIT_FACTOR = 1.05;
-constexpr double MASK_BID_LIMIT_FACTOR = 1.40;
-constexpr int DISCOUNT_SHARE = 3;
-constexpr double JITTER_MINUS = 1.0 / 7.0;
-constexpr double JITTER_ZERO = 3.0 / 7.0;
-constexpr int BIG_BID = 100000;
+// sozav's constants (naive.py), generated into generated/constants.hpp.
+using namespace naive_consts;
 constexpr int NONE = -1;
-constexpr int TRACK_SEQUENCE[3] = {F_ARTIFACTS, F_ACCUMULATION, F_SAGES};
 
 bool block_usable(const GameState& s, int block) {
   if (!s.config.no_split_blocks) return true;
@@ -231,7 +225,9 @@ class NaiveDecision {
     if (kind == ITEM_SENTINEL) return bonus(item) >= best_open_bonus();  // true if none open
     if (item == SPELLBOOK && arts[SPELLBOOK]) return false;
     if (item == ELIXIR && arts[SPELLBOOK]) return false;
-    if ((item == RUNESTONE || item == MASK || item == TALISMAN) && !has_advanceable_chip())
+    if (std::find(std::begin(FREE_ADVANCE_ARTIFACTS), std::end(FREE_ADVANCE_ARTIFACTS), item) !=
+            std::end(FREE_ADVANCE_ARTIFACTS) &&
+        !has_advanceable_chip())
       return false;
     return true;
   }

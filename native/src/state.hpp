@@ -12,24 +12,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "generated/constants.hpp"
 #include "pyrandom.hpp"
 
 namespace zav {
-
-constexpr int NUM_GEMS = 5;
-constexpr int NUM_COLOURS = 4;
-constexpr int NUM_FIELDS = 6;
-constexpr int MAX_LEVEL = 4;
-constexpr int MAX_PLAYERS = 6;
-constexpr int MIN_PLAYERS = 2;
-constexpr int NUM_TOKENS = 29;
-constexpr int NUM_CARD_TOKENS = 21;
-constexpr int CONC_TOKEN0 = 21;
-constexpr int DUST_TOKEN0 = 25;
-constexpr int NUM_CHIPS = 5;
-constexpr int NUM_ARTIFACT_TYPES = 12;
-constexpr int NUM_SENTINELS = 9;
-constexpr int NUM_CHARACTERS = 6;
 
 // A vector with inline storage; exceeding the capacity is a bug in the rules (or a state file
 // the validator should have refused), so it throws instead of writing past the end.
@@ -71,34 +57,19 @@ struct SVec {
   }
 };
 
-// Ceilings of what the box does not bound, the twins of zavandor_env/engine/validation.py's
-// (docs/rules.md, "Saved-game limits"; a test checks they agree): a state from Python is
-// refused past them, so payment search stays small and no sum overflows an int.
-constexpr int MAX_DUST_CHITS = 1000;      // dust chits of one value in one hand
-constexpr int MAX_SAGES_DUST = 1000;      // 9-Sages dust under a turn-order card
-constexpr int MAX_VP = 1000;              // vp, gem_vp
-constexpr int MAX_AMOUNT = 100000;        // a bid, a price, a balance (either sign)
-
-enum Phase : int { TURN = 0, BID = 1, DEBT = 2, FREE_LEVEL = 3, LOSE_GEM = 4, GAME_OVER = 5, ROUND_END = 6 };
-enum Block : int { BLOCK_NONE = -1, BLOCK_GEMS = 0, BLOCK_KNOWLEDGE = 1, BLOCK_AUCTION = 2 };
-constexpr int ITEM_ARTIFACT = 0;
-constexpr int ITEM_SENTINEL = 1;
-
 // GameConfig (zavandor_env/engine/config.py); characters: -1 entries when dealt at random.
+// The int fields and the boolean rule options come from the generated lists, defaults
+// included; the saved-state ceilings (MAX_DUST_CHITS, MAX_SAGES_DUST, MAX_VP, MAX_AMOUNT) and
+// Phase, Block, ITEM_* are generated too (generated/constants.hpp).
 struct Config {
-  int num_players = 2;
+#define ZAV_CONFIG_INT_FIELD(name, default_value, lo, hi) int name = default_value;
+  ZAV_CONFIG_INTS(ZAV_CONFIG_INT_FIELD)
+#undef ZAV_CONFIG_INT_FIELD
   bool has_characters = false;
   std::array<int, MAX_PLAYERS> characters{};  // character indices, when has_characters
-  int max_rounds = 60;
-  int max_decisions = 20000;
-  bool no_split_blocks = true;
-  bool druid_l3_ruby = true;
-  bool sages_dust_substitution = true;
-  bool allow_overbid = true;
-  bool one_value_dust = false;
-  bool catchup_small_games = false;
-  bool skip_forced_decisions = true;
-  bool no_undo_activation = true;
+#define ZAV_RULE_OPTION_FIELD(name, default_value) bool name = default_value;
+  ZAV_RULE_OPTIONS(ZAV_RULE_OPTION_FIELD)
+#undef ZAV_RULE_OPTION_FIELD
 };
 
 struct PlayerState {

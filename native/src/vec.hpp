@@ -33,9 +33,8 @@
 
 namespace zav {
 
-enum VecStatus : int8_t { VEC_READY = 0, VEC_PENDING = 1, VEC_DONE = 2 };
-enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2,
-                      KIND_NOVICE = 3, KIND_NAIVE = 4, KIND_PLANNER = 5 };
+// VecStatus (VEC_READY, VEC_PENDING, VEC_DONE) and VecKind (KIND_*) are generated from
+// agents/vector_env.py into generated/constants.hpp.
 
 struct VecGame {
   Core core;
@@ -125,7 +124,7 @@ class VecLearner {
   PyRandom seeds_;
   HeuristicWeights weights_;
   bool has_weights_ = false;
-  double novice_blunder_ = 0.02;
+  double novice_blunder_ = NOVICE_DEFAULT_BLUNDER;
   PlannerParams planner_;
   bool has_planner_ = false;
   long long agent_fallbacks_ = 0;

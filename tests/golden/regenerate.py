@@ -5,7 +5,7 @@ goldens record), never to make a failing test pass: a golden replay that changes
 without a rule change means the engine's behaviour drifted.  Review the diff of the JSON
 files (scores, winners, rounds) and say in the commit which rule change moved them.
 
-    python tests/golden/regenerate.py
+    python -m zavandor_env.codegen --only golden   (or plain: every derived artifact)
 
 Each file holds one game of the thrifty test policy played to the real end (>= 5 sentinels):
 its replay record (config, seed, decisions), the outcome to compare against (with the record
@@ -129,12 +129,16 @@ def dump(record: dict[str, Any]) -> str:
     return _FLAT_LIST.sub(lambda m: json.dumps(json.loads(m.group())), text) + "\n"
 
 
+def golden_files() -> dict[Path, str]:
+    """Every golden file's path and the text it must hold (``python -m zavandor_env.codegen``
+    compares or writes them)."""
+    return {HERE / f"{stem}.json": dump(build(options, seed)) for stem, options, seed in GAMES}
+
+
 def main() -> None:
-    for stem, options, seed in GAMES:
-        path = HERE / f"{stem}.json"
-        record = build(options, seed)
-        path.write_text(dump(record))
-        o = record["outcome"]
+    for path, text in golden_files().items():
+        path.write_text(text)
+        o = json.loads(text)["outcome"]
         print(f"{path.name}: {o['rounds']} rounds, scores {o['scores']}, winners {o['winners']}")
 
 

@@ -1,0 +1,459 @@
+"""The generated C++ header ``native/src/generated/constants.hpp``.
+
+Every number, table, enum, kind code, default and field list that the native core shares with
+Python is written here from the Python definitions, so the C++ sources hold no hand-typed
+twin: a rule-table change in ``zavandor_env/engine/data.py`` reaches the native core by
+``python -m zavandor_env.codegen`` and a rebuild.  :func:`render` is a pure function of the
+imported Python modules (byte-identical on every run); the header ends with a hash of its own
+text, which the extension exposes as ``_native.CONSTANTS_HASH`` so a test can tell a core built
+from a stale header.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import inspect
+import types
+import typing
+from collections.abc import Callable, Sequence
+from enum import IntEnum
+from typing import Any
+
+HEADER_PATH = "native/src/generated/constants.hpp"
+REBUILD = "NPY_NUM_BUILD_JOBS=2 python setup.py build_ext --inplace"
+_HASH_PREFIX = 'inline constexpr const char CONSTANTS_HASH[] = "'
+
+
+class CodegenError(RuntimeError):
+    """A Python definition the generator cannot express in C++ (the message says which)."""
+
+
+# ---- value formatting -----------------------------------------------------------------------
+def _int(value: object, what: str) -> str:
+    # bool and IntEnum members are ints too; both print as plain numbers (true/false for bool).
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, int):
+        raise CodegenError(f"{what}: expected an integer, got {value!r}")
+    return str(int(value))
+
+
+def _double(value: object, what: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CodegenError(f"{what}: expected a number, got {value!r}")
+    # repr() is the shortest text that reads back as the same double, so C++ parses the
+    # literal to exactly Python's value.
+    text = repr(float(value))
+    return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
+
+
+def _ints(values: Sequence[object], what: str) -> str:
+    return "{" + ", ".join(_int(v, f"{what}[{i}]") for i, v in enumerate(values)) + "}"
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def line(self, text: str = "") -> None:
+        self.lines.append(text)
+
+    def section(self, title: str, source: str) -> None:
+        self.line()
+        self.line(f"// ---- {title} ({source}) " + "-" * max(4, 80 - len(title) - len(source)))
+
+    def const(self, name: str, value: object, kind: str = "int") -> None:
+        if kind == "double":
+            self.line(f"inline constexpr double {name} = {_double(value, name)};")
+        elif kind == "bool":
+            self.line(f"inline constexpr bool {name} = {_int(bool(value), name)};")
+        else:
+            self.line(f"inline constexpr int {name} = {_int(value, name)};")
+
+    def array(self, name: str, values: Sequence[object], kind: str = "int") -> None:
+        if kind == "double":
+            body = "{" + ", ".join(_double(v, f"{name}[{i}]") for i, v in enumerate(values)) + "}"
+            self.line(f"inline constexpr double {name}[{len(values)}] = {body};")
+        elif kind == "char":
+            body = "{" + ", ".join(_char(v, f"{name}[{i}]") for i, v in enumerate(values)) + "}"
+            self.line(f"inline constexpr char {name}[{len(values)}] = {body};")
+        else:
+            self.line(f"inline constexpr int {name}[{len(values)}] = {_ints(values, name)};")
+
+    def table(self, name: str, rows: Sequence[Sequence[object]]) -> None:
+        widths = {len(r) for r in rows}
+        if len(widths) != 1:
+            raise CodegenError(f"{name}: rows of different lengths {sorted(widths)}")
+        body = ", ".join(_ints(r, f"{name}[{i}]") for i, r in enumerate(rows))
+        self.line(f"inline constexpr int {name}[{len(rows)}][{widths.pop()}] = {{{body}}};")
+
+    def enum(self, name: str, members: Sequence[tuple[str, int]], base: str = "int") -> None:
+        body = ", ".join(f"{m} = {_int(v, name + '.' + m)}" for m, v in members)
+        self.line(f"enum {name} : {base} {{ {body} }};")
+
+
+def _char(value: object, what: str) -> str:
+    if not isinstance(value, str) or len(value) != 1 or not value.isalnum():
+        raise CodegenError(f"{what}: expected one letter or digit, got {value!r}")
+    return f"'{value}'"
+
+
+def _string(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.replace("_", "").isalnum():
+        raise CodegenError(f"{what}: expected a plain name, got {value!r}")
+    return f'"{value}"'
+
+
+def _members(enum: type[IntEnum], prefix: str = "") -> list[tuple[str, int]]:
+    return [(prefix + m.name, int(m.value)) for m in enum]
+
+
+# ---- dataclass tables -----------------------------------------------------------------------
+def _field_kind(cls: type, f: dataclasses.Field[Any]) -> str:
+    """The C++ type of a field of one of data.py's record dataclasses."""
+    hints = typing.get_type_hints(cls)
+    hint = hints[f.name]
+    if hint is bool:
+        return "bool"
+    if hint is str:
+        return "char" if f.name == "letter" else "const char*"
+    if isinstance(hint, type) and issubclass(hint, int):  # int and IntEnums
+        return "int"
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and set(
+        typing.get_args(hint)
+    ) == {int, type(None)}:
+        return "int?"  # None is written as -1
+    raise CodegenError(f"{cls.__name__}.{f.name}: no C++ type for {hint!r}")
+
+
+def _record_table(w: _Writer, struct: str, array: str, records: Sequence[Any]) -> None:
+    cls = type(records[0])
+    fields = dataclasses.fields(cls)
+    kinds = [_field_kind(cls, f) for f in fields]
+    w.line(f"struct {struct} {{")
+    for f, kind in zip(fields, kinds):
+        note = "  // -1: None" if kind == "int?" else ""
+        w.line(f"  {kind.rstrip('?')} {f.name};{note}")
+    w.line("};")
+    w.line(f"inline constexpr {struct} {array}[{len(records)}] = {{")
+    for r in records:
+        values = []
+        for f, kind in zip(fields, kinds):
+            v = getattr(r, f.name)
+            what = f"{array}.{f.name}"
+            if kind == "const char*":
+                values.append(_string(v, what))
+            elif kind == "char":
+                values.append(_char(v, what))
+            elif kind == "int?":
+                values.append("-1" if v is None else _int(v, what))
+            else:
+                values.append(_int(v, what))
+        w.line("    {" + ", ".join(values) + "},")
+    w.line("};")
+
+
+# ---- the sections ---------------------------------------------------------------------------
+def _sizes(w: _Writer) -> None:
+    from zavandor_env.engine import data
+
+    w.section("basic sizes", "engine/data.py")
+    for name in ("NUM_GEMS", "NUM_COLOURS", "NUM_FIELDS", "MAX_LEVEL", "MAX_PLAYERS",
+                 "MIN_PLAYERS", "NUM_TOKENS", "NUM_CARD_TOKENS", "CONC_TOKEN0", "DUST_TOKEN0",
+                 "NUM_CHIPS", "NUM_ARTIFACT_TYPES", "NUM_SENTINELS"):
+        w.const(name, getattr(data, name))
+    w.const("NUM_CHARACTERS", len(data.CHARACTERS))
+    w.const("NUM_DUST_CHITS", len(data.DUST_CHITS))
+
+
+def _state_codes(w: _Writer) -> None:
+    from zavandor_env.engine import state, validation
+    from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS
+
+    w.section("state codes", "engine/state.py")
+    w.enum("Phase", _members(state.Phase))
+    w.enum("Block", _members(state.Block, "BLOCK_"))
+    w.const("ITEM_ARTIFACT", state.ITEM_ARTIFACT)
+    w.const("ITEM_SENTINEL", state.ITEM_SENTINEL)
+    w.section("saved-state ceilings", "engine/validation.py, engine/config.py")
+    for name in ("MAX_DUST_CHITS", "MAX_SAGES_DUST", "MAX_VP", "MAX_AMOUNT"):
+        w.const(name, getattr(validation, name))
+    w.const("MAX_ROUNDS", MAX_ROUNDS)
+    w.const("MAX_DECISIONS", MAX_DECISIONS)
+
+
+def _tables(w: _Writer) -> None:
+    from zavandor_env.engine import data, economy
+
+    w.section("enums", "engine/data.py")
+    w.enum("Gem", _members(data.Gem))
+    w.enum("Colour", _members(data.Colour))
+    # F_ prefix: the artifact table is called ARTIFACTS, as in data.py.
+    w.enum("Field", _members(data.Field, "F_"))
+    w.enum("Art", _members(data.Art))
+    w.enum("Sen", _members(data.Sen))
+
+    w.section("energy cards, gems, knowledge", "engine/data.py")
+    for name in ("TOTAL_ENERGY_CARDS", "CONCENTRATED_PER_COLOUR", "CONCENTRATED_BONUS_DUST",
+                 "CARDS_PER_CONCENTRATED", "GEM_DISCOUNT_PERCENT_PER_LEVEL", "MAX_RUBIES",
+                 "BASE_ACTIVE_SLOTS", "BELT_SLOTS", "WAND_SLOTS", "OPAL_GROUP_SIZE",
+                 "OPAL_DUST_PER_GROUP", "TOP_LEVEL_VP", "FIRE_LEVEL_FOR_RUBIES",
+                 "DRUID_RUBY_FIRE_LEVEL", "SAGES_CARDS_PER_LEVEL", "DRUID", "HAND_LIMIT_BASE",
+                 "HAND_LIMIT_FLOOR", "MASK_SENTINEL_DISCOUNT", "SENTINEL_MIN_BID",
+                 "SENTINEL_BASE_VP", "SENTINELS_TO_END", "MODIFIER_VP_THRESHOLD", "CARD_LOAD",
+                 "CONCENTRATED_LOAD"):
+        w.const(name, getattr(data, name))
+    w.const("CHEAPEST_CHIP", min(data.CHIP_COSTS))
+    for name in ("CONCENTRATED_VALUE", "GEM_BASE_COST", "GEM_VP", "GEM_SUPPLY",
+                 "ACCUMULATION_SLOTS_BY_LEVEL", "START_GEMS", "OPAL_DUST_BY_REMAINDER",
+                 "HAND_LIMIT_FIELD_MODIFIER", "ENERGY_FLOW_DUST_BY_LEVEL",
+                 "ARTIFACT_DISCOUNT_BY_LEVEL", "SENTINEL_DISCOUNT_BY_LEVEL", "CHIP_COSTS",
+                 "TOAD_ARTIFACTS", "RAVEN_ARTIFACTS", "DUST_CHITS", "DUST_LOAD",
+                 "EMPTY_DECK_DUST"):
+        w.array(name, getattr(data, name))
+    w.line("// [gem][Gemstones level]: gem_cost / gem_sale_value of data.py.")
+    w.table("GEM_COST_TABLE", data.GEM_COST_TABLE)
+    w.table("GEM_SALE_TABLE", data.GEM_SALE_TABLE)
+    w.table("LEVEL_COSTS", data.LEVEL_COSTS)
+    w.line("// (artifact, sentinel) price modifiers by turn-order position I..VI.")
+    w.table("POSITION_MODIFIER", data.POSITION_MODIFIER)
+
+    w.section("characters, artifacts, sentinels", "engine/data.py")
+    _record_table(w, "CharacterSpec", "CHARACTERS", data.CHARACTERS)
+    _record_table(w, "ArtifactSpec", "ARTIFACTS", data.ARTIFACTS)
+    w.array("ARTIFACT_LETTERS", data.ARTIFACT_LETTERS, "char")
+    w.line("struct CrossDiscount {")
+    w.line("  int target;")
+    w.line("  int source;")
+    w.line("  int per_copy;")
+    w.line("};")
+    rows = ", ".join(_ints(r, "ARTIFACT_CROSS_DISCOUNTS") for r in data.ARTIFACT_CROSS_DISCOUNTS)
+    w.line(f"inline constexpr CrossDiscount ARTIFACT_CROSS_DISCOUNTS"
+           f"[{len(data.ARTIFACT_CROSS_DISCOUNTS)}] = {{{rows}}};")
+    w.line("// COPIES_BY_PLAYERS[num_players]; 0 where data.py has no entry.")
+    copies = [data.COPIES_BY_PLAYERS.get(n, 0) for n in range(data.MAX_PLAYERS + 1)]
+    w.array("COPIES_BY_PLAYERS", copies)
+    _record_table(w, "SentinelSpec", "SENTINELS", data.SENTINELS)
+
+    w.section("hand tokens", "engine/data.py, engine/economy.py")
+    w.line("// The card tokens (colour, value) of data.CARD_TOKENS, and the cards of each.")
+    w.array("CARD_TOKEN_COLOUR", [c for c, _ in data.CARD_TOKENS])
+    w.array("CARD_TOKEN_COUNT", [data.ENERGY_DECKS[c][v] for c, v in data.CARD_TOKENS])
+    begins = [next(i for i, (c, _) in enumerate(data.CARD_TOKENS) if c == colour)
+              for colour in range(data.NUM_COLOURS)]
+    w.line("// First card token of each colour, and one past the last.")
+    w.array("COLOUR_TOKEN_BEGIN", [*begins, data.NUM_CARD_TOKENS])
+    w.array("TOKEN_VALUE", data.TOKEN_VALUE)
+    w.array("TOKEN_LOAD", data.TOKEN_LOAD)
+    w.array("TOKEN_COLOUR", data.TOKEN_COLOUR)
+    w.line("// economy.PAY_ORDER: give-away order for payments.")
+    w.array("PAY_ORDER", economy.PAY_ORDER)
+    w.line("// economy._CHANGE_TABLE_SIZE: amounts with a precomputed change.")
+    w.const("CHANGE_TABLE_SIZE", economy._CHANGE_TABLE_SIZE)
+
+
+def _actions(w: _Writer) -> None:
+    from zavandor_env.engine import actions
+
+    w.section("the flat action index space", "engine/actions.py")
+    w.line("// In namespace zav::act because Phase already uses the names BID and LOSE_GEM.")
+    w.line("namespace act {")
+    w.const("NUM_BID_RAISES", len(actions.BID_RAISES))
+    w.array("BID_RAISES", actions.BID_RAISES)
+    for name in ("END_TURN", "END_BLOCK", "BUY_GEM", "SELL_GEM", "ACTIVATE", "DEACTIVATE",
+                 "BUY_CHIP", "ADVANCE", "OPEN_ARTIFACT", "OPEN_SENTINEL", "BID", "PASS",
+                 "LOSE_GEM", "NUM_ACTIONS"):
+        w.const(name, getattr(actions, name))
+    w.line("}  // namespace act")
+    w.line("inline constexpr int NUM_ACTIONS = act::NUM_ACTIONS;")
+
+
+# GameConfig fields with a type of their own, converted by hand in bindings.cpp.
+_CONFIG_SPECIAL = ("characters",)
+
+
+def _config(w: _Writer) -> None:
+    from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS, GameConfig
+    from zavandor_env.engine.data import MAX_PLAYERS, MIN_PLAYERS
+
+    int_bounds = {"num_players": (MIN_PLAYERS, MAX_PLAYERS), "max_rounds": (1, MAX_ROUNDS),
+                  "max_decisions": (1, MAX_DECISIONS)}
+    hints = typing.get_type_hints(GameConfig)
+    ints, bools, keys = [], [], []
+    for f in dataclasses.fields(GameConfig):
+        keys.append(f.name)
+        hint = hints[f.name]
+        if f.name in _CONFIG_SPECIAL:
+            continue
+        if hint is bool:
+            bools.append((f.name, f.default))
+        elif hint is int:
+            if f.name not in int_bounds:
+                raise CodegenError(
+                    f"GameConfig.{f.name}: an int option needs its bounds in "
+                    "zavandor_env/codegen/header.py (_config, int_bounds)")
+            ints.append((f.name, f.default, *int_bounds[f.name]))
+        else:
+            raise CodegenError(
+                f"GameConfig.{f.name}: the native core takes bool and int options only, "
+                f"not {hint!r} (convert it by hand in bindings.cpp and list it in "
+                "zavandor_env/codegen/header.py _CONFIG_SPECIAL)")
+    w.section("GameConfig", "engine/config.py, dataclasses.fields(GameConfig)")
+    w.line("// X(name, default, lowest, highest): the integer fields.")
+    w.line("#define ZAV_CONFIG_INTS(X) \\")
+    w.lines.extend(f"  X({n}, {_int(d, n)}, {_int(lo, n)}, {_int(hi, n)}) \\"
+                   for n, d, lo, hi in ints)
+    w.line("  /* end */")
+    w.line("// X(name, default): the boolean rule options.")
+    w.line("#define ZAV_RULE_OPTIONS(X) \\")
+    w.lines.extend(f"  X({n}, {_int(bool(d), n)}) \\" for n, d in bools)
+    w.line("  /* end */")
+    w.line("// Every key of GameConfig.to_dict(), in field order.")
+    w.line(f"inline constexpr const char* CONFIG_KEYS[{len(keys)}] = "
+           "{" + ", ".join(_string(k, "GameConfig") for k in keys) + "};")
+
+
+def _heuristic(w: _Writer) -> None:
+    from zavandor_env.agents import heuristic, novice
+
+    w.section("the heuristic", "agents/heuristic.py, agents/novice.py")
+    w.array("GEM_INCOME", heuristic.GEM_INCOME, "double")
+    w.array("SAGES_CARD_VALUE", heuristic.SAGES_CARD_VALUE)
+    w.const("DEFAULT_EXPECTED_ROUNDS", heuristic.DEFAULT_EXPECTED_ROUNDS)
+    w.const("NOVICE_DEFAULT_BLUNDER", novice.DEFAULT_BLUNDER, "double")
+    names = [f.name for f in dataclasses.fields(heuristic.HeuristicWeights)]
+    if names[0] != "expected_rounds":
+        raise CodegenError("HeuristicWeights: expected_rounds must stay its first field "
+                           "(a mapping, converted by hand in bind_heuristic.cpp)")
+    hints = typing.get_type_hints(heuristic.HeuristicWeights)
+    for name in names[1:]:
+        if hints[name] not in (int, float):
+            raise CodegenError(f"HeuristicWeights.{name}: the native heuristic holds numbers "
+                               f"only, not {hints[name]!r}")
+    w.line("// X(name): the number fields of HeuristicWeights after expected_rounds, in order.")
+    w.line("#define ZAV_HEURISTIC_WEIGHTS(X) \\")
+    w.lines.extend(f"  X({n}) \\" for n in names[1:])
+    w.line("  /* end */")
+
+
+# MCTSAgent.__init__ parameters that never reach the native search (handled in Python).
+_MCTS_PYTHON_ONLY = ("self", "seed", "search_all", "weights", "engine", "no_ruin")
+# How each searched parameter's Python default is written as a MctsParams member.
+_MCTS_DEFAULTS: dict[str, Callable[[Any], tuple[str, str]]] = {
+    "iterations": lambda v: ("long long iterations", _int(v, "iterations")),
+    "seconds": lambda v: ("double seconds", "0.0" if v is None else _double(v, "seconds")),
+    "policy": lambda v: ("ScriptedPolicy policy", f"ScriptedPolicy::{str(v).upper()}"),
+    "rollout": lambda v: ("", ""),  # None: the policy (bind_mcts.cpp)
+    "horizon_rounds": lambda v: ("int horizon_rounds", _int(v, "horizon_rounds")),
+    "c": lambda v: ("double c", _double(v, "c")),
+    "prior_weight": lambda v: ("double prior_weight", _double(v, "prior_weight")),
+    "eval_scale": lambda v: ("double eval_scale", _double(v, "eval_scale")),
+    "avoid_curse": lambda v: ("bool avoid_curse", _int(bool(v), "avoid_curse")),
+    "algorithm": lambda v: ("bool flat", _int(v == "flat", "algorithm")),
+    "switch_z": lambda v: ("double switch_z", _double(v, "switch_z")),
+    "min_pairs": lambda v: ("int min_pairs", _int(v, "min_pairs")),
+    "opponent_model": lambda v: ("bool policy_opponents", _int(v != "search", "opponent_model")),
+    "max_depth": lambda v: ("int max_depth", _int(v, "max_depth")),
+}
+# mcts_search parameter keys beyond the agent's own parameters.
+_MCTS_EXTRA_KEYS = ("planner", "max_seconds")
+
+
+def _mcts(w: _Writer) -> None:
+    from zavandor_env.agents import mcts
+
+    params = inspect.signature(mcts.MCTSAgent.__init__).parameters
+    searched = [n for n in params if n not in _MCTS_PYTHON_ONLY]
+    unknown = [n for n in searched if n not in _MCTS_DEFAULTS]
+    if unknown:
+        raise CodegenError(
+            f"MCTSAgent parameter(s) {unknown}: say in zavandor_env/codegen/header.py how the "
+            "native search takes them (_MCTS_DEFAULTS) or that it does not (_MCTS_PYTHON_ONLY)")
+    w.section("MCTSAgent", "agents/mcts.py")
+    w.const("MCTS_MAX_ITERATIONS", mcts.MAX_ITERATIONS)
+    w.const("MCTS_MAX_SECONDS", mcts.MAX_SECONDS, "double")
+    w.line("// X(member declaration, default): MctsParams members from MCTSAgent's defaults.")
+    w.line("#define ZAV_MCTS_DEFAULTS(X) \\")
+    for name in searched:
+        decl, value = _MCTS_DEFAULTS[name](params[name].default)
+        if decl:
+            w.line(f"  X({decl}, {value}) \\")
+    w.line("  /* end */")
+    keys = [*searched, *_MCTS_EXTRA_KEYS]
+    w.line("// The keys mcts_search accepts.")
+    w.line(f"inline constexpr const char* MCTS_PARAM_KEYS[{len(keys)}] = "
+           "{" + ", ".join(_string(k, "MCTSAgent") for k in keys) + "};")
+
+
+def _naive(w: _Writer) -> None:
+    from zavandor_env.agents import naive
+    from zavandor_env.engine import determinize
+
+    w.section("determinizer, naive player", "engine/determinize.py, agents/naive.py")
+    w.const("MAX_REDRAWS", determinize._MAX_REDRAWS)
+    w.line("namespace naive_consts {")
+    for name in ("GEMS_ADVANCE_MARGIN", "DISCOUNT_SHARE"):
+        w.const(name, getattr(naive, name))
+    for name in ("BID_LIMIT_FACTOR", "MASK_BID_LIMIT_FACTOR", "JITTER_MINUS", "JITTER_ZERO"):
+        w.const(name, getattr(naive, name), "double")
+    w.const("BIG_BID", naive._BIG_BID)
+    w.array("TRACK_SEQUENCE", naive._TRACK_SEQUENCE)
+    w.array("FREE_ADVANCE_ARTIFACTS", naive._FREE_ADVANCE_ARTIFACTS)
+    w.line("}  // namespace naive_consts")
+
+
+def _vec(w: _Writer) -> None:
+    from zavandor_env.agents import vector_env as v
+
+    w.section("VecLearner codes", "agents/vector_env.py")
+    w.enum("VecStatus", [("VEC_READY", v.READY), ("VEC_PENDING", v.PENDING),
+                         ("VEC_DONE", v.DONE)], "int8_t")
+    kinds = sorted(((n, getattr(v, n)) for n in dir(v) if n.startswith("KIND_")),
+                   key=lambda item: item[1])
+    w.enum("VecKind", kinds, "int8_t")
+
+
+def _body() -> str:
+    w = _Writer()
+    w.line("// GENERATED by `python -m zavandor_env.codegen` -- do not edit.")
+    w.line("//")
+    w.line("// Every constant the native core shares with Python, written from the Python")
+    w.line("// definitions (zavandor_env/codegen/header.py says which).  Change the Python side,")
+    w.line("// run `python -m zavandor_env.codegen`, rebuild; docs/native.md has the details.")
+    w.line("#pragma once")
+    w.line()
+    w.line("#include <cstdint>")
+    w.line()
+    w.line("namespace zav {")
+    _sizes(w)
+    _state_codes(w)
+    _tables(w)
+    _actions(w)
+    _config(w)
+    _heuristic(w)
+    _mcts(w)
+    _naive(w)
+    _vec(w)
+    w.line()
+    return "\n".join(w.lines) + "\n"
+
+
+def content_hash(body: str) -> str:
+    """The hash the header records of its own text (everything before the hash line)."""
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def render() -> str:
+    """The whole header text."""
+    body = _body()
+    return (body + "// The hash of the text above; the extension exposes it as CONSTANTS_HASH.\n"
+            + _HASH_PREFIX + content_hash(body) + '";\n\n}  // namespace zav\n')
+
+
+def recorded_hash(text: str) -> str | None:
+    """The hash written in a header's text, or None if it has none."""
+    for line in text.splitlines():
+        if line.startswith(_HASH_PREFIX):
+            return line[len(_HASH_PREFIX):].split('"')[0]
+    return None
