@@ -12,9 +12,9 @@ from zavandor_env.envs.observation import OBS_SIZE, SLICES
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_doc_is_current(name: str) -> None:
     path = DOCS_DIR / name
-    assert path.exists(), f"{path} is missing: run python -m zavandor_env.envs.docs"
+    assert path.exists(), f"{path} is missing: run python -m zavandor_env.codegen"
     assert path.read_text(encoding="utf-8") == GENERATED[name](), (
-        f"{path} is stale: run python -m zavandor_env.envs.docs"
+        f"{path} is stale: run python -m zavandor_env.codegen"
     )
 
 

@@ -112,7 +112,7 @@ def test_configs_readme_lists_the_current_schema() -> None:
 
     assert schema_markdown() in (CONFIGS / "README.md").read_text(), (
         "configs/README.md is stale: regenerate its table with "
-        "`python -m zavandor_env.train.config`")
+        "`python -m zavandor_env.codegen --only schema`")
 
 
 # ---- non-finite numbers --------------------------------------------------------------------

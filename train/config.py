@@ -471,7 +471,7 @@ def default_config_path() -> Path | None:
 def schema_markdown() -> str:
     """The config keys as a Markdown table of the schema: key, type, default, meaning
     (``configs/README.md`` embeds it; a test keeps the two in step).  Regenerate with
-    ``python -m zavandor_env.train.config``."""
+    ``python -m zavandor_env.codegen``."""
     hints = typing.get_type_hints(TrainConfig, include_extras=True)
     docs = field_docs()
     rows = ["| key | type | default | meaning |", "|---|---|---|---|"]

@@ -9,6 +9,8 @@ The artifacts, in the order they are written:
   the PNGs need the ``render`` extra and are compared with the tests' pixel tolerance).
 * ``schema``   -- the key table of ``configs/README.md``
   (:func:`zavandor_env.train.config.schema_markdown`).
+* ``docs``     -- ``docs/observation.md`` and ``docs/actions.md``, the observation layout and
+  the action table (:data:`zavandor_env.envs.docs.GENERATED`).
 
 Everything is computed with the Python engine (``ZAVANDOR_BACKEND=python`` while it runs), so
 none of it needs the native core, and a stale one cannot spoil it.  It runs
@@ -87,7 +89,9 @@ def _snapshots(write: bool) -> list[str]:
     return [Path(p).relative_to(ROOT).as_posix() for p in paths]
 
 
-TABLE_HEAD = "| key | default | meaning |"
+#: The key table is the block of table lines whose first line starts so (its columns are the
+#: schema's business).
+TABLE_HEAD = "| key |"
 
 
 def _schema(write: bool) -> list[str]:
@@ -95,9 +99,10 @@ def _schema(write: bool) -> list[str]:
 
     path = ROOT / "configs" / "README.md"
     lines = path.read_text(encoding="utf-8").split("\n")
-    if TABLE_HEAD not in lines:
+    heads = [i for i, line in enumerate(lines) if line.startswith(TABLE_HEAD)]
+    if not heads:
         raise CodegenError(f"{path}: no table starting with {TABLE_HEAD!r} to replace")
-    start = lines.index(TABLE_HEAD)
+    start = heads[0]
     end = start
     while end < len(lines) and lines[end].startswith("|"):
         end += 1
@@ -105,11 +110,21 @@ def _schema(write: bool) -> list[str]:
     return _write_if_changed(path, text, write)
 
 
+def _docs(write: bool) -> list[str]:
+    from zavandor_env.envs.docs import GENERATED
+
+    stale: list[str] = []
+    for name, build in GENERATED.items():
+        stale += _write_if_changed(ROOT / "docs" / name, build(), write)
+    return stale
+
+
 ARTIFACTS: tuple[Artifact, ...] = (
     Artifact("header", HEADER_PATH, _header),
     Artifact("golden", "tests/golden/*.json", _golden),
     Artifact("snapshots", "tests/snapshots/*.svg, *.png", _snapshots),
     Artifact("schema", "configs/README.md key table", _schema),
+    Artifact("docs", "docs/observation.md, docs/actions.md", _docs),
 )
 
 
