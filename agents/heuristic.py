@@ -481,7 +481,7 @@ class _Turn:
 
     def __init__(self, view: PlayerView, legal: Sequence[int], w: HeuristicWeights) -> None:
         self.view = view
-        self.legal = set(legal)
+        self.legal = frozenset(legal)  # membership only: never iterated
         self.w = w
         self.me = view.me
         self.r = horizon(view, w)
@@ -541,13 +541,15 @@ class _Turn:
         view, legal, w, me = self.view, self.legal, self.w, self.me
         cash = me.liquid
         best, best_ratio = None, 0.0
-        for a in legal:
+        # Ascending action index, so exact ties go to the lowest opening (a defined order the
+        # C++ port can follow, unlike a set's iteration order).
+        for a in range(OPEN_ARTIFACT, BID):
+            if a not in legal:
+                continue
             if OPEN_ARTIFACT <= a < OPEN_SENTINEL:
                 kind, item = ITEM_ARTIFACT, a - OPEN_ARTIFACT
-            elif OPEN_SENTINEL <= a < BID:
-                kind, item = ITEM_SENTINEL, a - OPEN_SENTINEL
             else:
-                continue
+                kind, item = ITEM_SENTINEL, a - OPEN_SENTINEL
             min_bid = ARTIFACTS[item].min_bid if kind == ITEM_ARTIFACT else SENTINEL_MIN_BID
             price = view.price(view.seat, kind, item, min_bid)
             if price > cash:

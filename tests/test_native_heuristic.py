@@ -10,8 +10,6 @@ every seat's view:
 * 2..6 players, both ``allow_overbid`` values, pure heuristic games and mixed games where some
   seats play at random (so unusual positions appear);
 * a non-default weights file, and random weight sets (ints, zeros, a sentinel horizon);
-* the iteration order of the Python set of legal actions (ties between auctions are broken by
-  it);
 * ``NativeNovice`` against ``NoviceAgent``; ``play_heuristic`` against a Python loop;
   ``HeuristicWeights`` construction errors.
 
@@ -155,16 +153,6 @@ def test_weights_refuse_missing_and_unknown_keys() -> None:
     # expected_rounds keys and values go through int(), as HeuristicWeights.from_mapping
     odd = _native.HeuristicWeights({**data, "expected_rounds": {"3": 12.0, 4: 9}})
     assert odd.to_dict()["expected_rounds"] == {3: 12, 4: 9}
-
-
-def test_python_set_order() -> None:
-    """`for a in set(legal)` order: ties between equally good auctions follow it."""
-    rng = random.Random(5)
-    for _ in range(3000):
-        keys = sorted(rng.sample(range(67), rng.randint(1, 67)))
-        assert _native._py_set_order(keys) == list(set(keys))
-    dup = [5, 3, 13, 5]
-    assert _native._py_set_order(dup) == list(set(dup)) == [13, 3, 5]
 
 
 # ---- differential games ----------------------------------------------------------------------
