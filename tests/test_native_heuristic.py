@@ -90,7 +90,7 @@ def compare_game(config: GameConfig, seed: int, w: H.HeuristicWeights, random_se
     rng = random.Random(seed)
     decisions = 0
     while not game.is_over:
-        state = game.state
+        state = game.read_state()
         seat = state.current_player
         legal = game.legal_actions()
         expected = H.choose(PlayerView(state, seat), legal, w)
@@ -215,7 +215,7 @@ def test_native_novice_matches_novice_agent() -> None:
         py_agents = [NoviceAgent(seed=100 * seed + s, blunder=0.15) for s in range(n)]
         native = [_native.NativeNovice(nw, 0.15, 100 * seed + s) for s in range(n)]
         while not game.is_over:
-            state = game.state
+            state = game.read_state()
             seat = state.current_player
             legal = game.legal_actions()
             expected = py_agents[seat].act(None, PlayerView(state, seat), legal)
@@ -232,7 +232,7 @@ def reference_playout(config: GameConfig, seed: int, mask: int, rng_seed: int,
     game = py_game(config, seed)
     rng = random.Random(rng_seed)
     while not game.is_over:
-        state = game.state
+        state = game.read_state()
         seat = state.current_player
         legal = game.legal_actions()
         if (mask >> seat) & 1:
@@ -252,17 +252,17 @@ def test_play_heuristic_matches_python(num_players: int, mask: int, blunder: flo
     config = GameConfig(num_players=num_players)
     seed, rng_seed = 40 + num_players, 9 + mask
     ref = reference_playout(config, seed, mask, rng_seed, blunder)
-    core = Core.from_state_dict(py_game(config, seed).state.to_dict())
+    core = Core.from_state_dict(py_game(config, seed).read_state().to_dict())
     taken = _native.play_heuristic(core, native_weights(DEFAULT), mask, rng_seed,
                                    blunder=blunder)
     assert taken == len(ref.history)
-    assert core.to_state_dict() == ref.state.to_dict()
+    assert core.to_state_dict() == ref.read_state().to_dict()
 
 
 def test_play_heuristic_limits_and_random_seats() -> None:
     nw = native_weights(DEFAULT)
     config = GameConfig(num_players=4)
-    start = py_game(config, 3).state.to_dict()
+    start = py_game(config, 3).read_state().to_dict()
     # no heuristic seat: the native random player's game
     a, b = Core.from_state_dict(start), Core.from_state_dict(start)
     assert _native.play_heuristic(a, nw, 0, 77) == b.play_random(77)
