@@ -82,7 +82,7 @@ from zavandor_env.engine.data import (
     Sen,
 )
 from zavandor_env.engine.economy import hand_load
-from zavandor_env.engine.native import core_module
+from zavandor_env.engine.native import core_module, native_available, native_status
 from zavandor_env.engine.schema import checked
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, Phase
 from zavandor_env.engine.view import PlayerView, SeatView
@@ -92,6 +92,31 @@ from .base import Agent
 from .params_file import read_yaml_section, with_overrides
 
 DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "heuristic.yaml"
+
+#: The ``engine`` choices of agents with a C++ port (heuristic, novice, mcts): ``"auto"`` (the
+#: default) runs the port where it can, ``"native"`` always (an error where it cannot),
+#: ``"python"`` never (the code in ``agents/``, e.g. to try a change to it).
+ENGINES = ("auto", "native", "python")
+
+
+class EngineUnavailableError(ValueError, RuntimeError):
+    """``engine="native"`` where the C++ port cannot run (the core is not built, or the game
+    is not a native one).  A ``ValueError``, so a command line reports it as a bad agent
+    parameter; a ``RuntimeError`` too, as the MCTS agent raised before."""
+
+
+def check_engine(agent: str, engine: object) -> str:
+    """``engine`` if it is one of :data:`ENGINES` (``None`` means ``"auto"``); a one-line
+    ``ValueError`` otherwise, and :class:`EngineUnavailableError` for ``"native"`` when the
+    core is not built."""
+    if engine is None:
+        return "auto"
+    if engine not in ENGINES:
+        raise ValueError(f"{agent}: engine must be 'auto', 'native' or 'python', got {engine!r}")
+    if engine == "native" and not native_available():
+        raise EngineUnavailableError(f"{agent}: engine='native' needs the native core, which "
+                                     f"is unavailable ({native_status()}); use engine=python")
+    return str(engine)
 
 # Expected energy per round from one more active gem of each kind (opals give dust in
 # groups of three: 10 per three), plus the concentrated-card bonus (+2 per four cards).
@@ -166,15 +191,20 @@ class HeuristicAgent(Agent):
     """Competent rule-based play (see the module docstring).  Deterministic given the view
     (exact ties go to the first candidate; the seed is unused).
 
-    On a native game (a view with ``native_core``) it decides with the C++ port of
-    :func:`choose` (``native/src/heuristic.cpp``, the same choice bit for bit, tested), which
-    also spares the copy of the state a Python view needs.
+    Two implementations make the same choice bit for bit (tested): :func:`choose` in this
+    module and its C++ port (``native/src/heuristic.cpp``), which runs only on a native game
+    (a view with ``native_core``) and spares the copy of the state a Python view needs.
 
     Args:
         seed: accepted for the agent contract; the heuristic draws nothing.
         weights: a :class:`HeuristicWeights`, a mapping of overrides, or None for the
             defaults in ``configs/agents/heuristic.yaml``.
         config: path of a weights YAML file (instead of ``weights``).
+        engine: which implementation decides: ``"auto"`` (the default: the C++ port on a
+            native game, this module on a Python one), ``"native"`` (always the port; a
+            one-line :class:`EngineUnavailableError` where it cannot run) or ``"python"``
+            (always this module, e.g. to try an edit of it).  ``heuristic:engine=python``
+            in an agent spec.
     """
 
     name = "heuristic"
@@ -184,8 +214,10 @@ class HeuristicAgent(Agent):
         seed: int | None = None,
         weights: HeuristicWeights | Mapping[str, Any] | None = None,
         config: str | Path | None = None,
+        engine: str = "auto",
     ) -> None:
         super().__init__(seed)
+        self.engine = check_engine(self.name, engine)
         base = HeuristicWeights.from_yaml(config) if config is not None else None
         self.w = resolve_weights(weights, base)
         self._native_w: tuple[HeuristicWeights, Any] | None = None
@@ -197,9 +229,19 @@ class HeuristicAgent(Agent):
         view: PlayerView,
         legal_actions: Sequence[int],
     ) -> int:
+        engine = self.engine
+        if engine == "python":
+            return choose(view, legal_actions, self.w)
         core = view.native_core
+        # The port decides among the core's own legal actions; a caller that offers another
+        # list (a filtered one) gets the Python choice among it under "auto".
         if core is not None and tuple(legal_actions) == core.legal_actions():
             return int(native_heuristic_action(core, self.native_weights()))
+        if engine == "native":
+            why = ("this game runs on the Python backend (use backend='native')" if core is None
+                   else "the legal actions offered differ from the game's own")
+            raise EngineUnavailableError(f"{self.name}: engine='native' cannot decide here: "
+                                         f"{why}; use engine=auto or engine=python")
         return choose(view, legal_actions, self.w)
 
     def native_weights(self) -> Any:
@@ -484,7 +526,7 @@ class _Turn:
 
     def __init__(self, view: PlayerView, legal: Sequence[int], w: HeuristicWeights) -> None:
         self.view = view
-        self.legal = set(legal)
+        self.legal = frozenset(legal)  # membership only: never iterated
         self.w = w
         self.me = view.me
         self.r = horizon(view, w)
@@ -544,13 +586,15 @@ class _Turn:
         view, legal, w, me = self.view, self.legal, self.w, self.me
         cash = me.liquid
         best, best_ratio = None, 0.0
-        for a in legal:
+        # Ascending action index, so exact ties go to the lowest opening (a defined order the
+        # C++ port can follow, unlike a set's iteration order).
+        for a in range(OPEN_ARTIFACT, BID):
+            if a not in legal:
+                continue
             if OPEN_ARTIFACT <= a < OPEN_SENTINEL:
                 kind, item = ITEM_ARTIFACT, a - OPEN_ARTIFACT
-            elif OPEN_SENTINEL <= a < BID:
-                kind, item = ITEM_SENTINEL, a - OPEN_SENTINEL
             else:
-                continue
+                kind, item = ITEM_SENTINEL, a - OPEN_SENTINEL
             min_bid = ARTIFACTS[item].min_bid if kind == ITEM_ARTIFACT else SENTINEL_MIN_BID
             price = view.price(view.seat, kind, item, min_bid)
             if price > cash:
@@ -688,4 +732,5 @@ def _free_level(view: PlayerView, legal: Sequence[int], w: HeuristicWeights) -> 
     return max(legal, key=gain)
 
 
-__all__ = ["HeuristicAgent", "HeuristicWeights", "choose", "horizon"]
+__all__ = ["ENGINES", "EngineUnavailableError", "HeuristicAgent", "HeuristicWeights",
+           "check_engine", "choose", "horizon"]

@@ -105,7 +105,8 @@ def play_game(
         on_decision: called as ``(game, seat, action)`` after each agent decision.
         labels: a name per seat for the result (default: each agent's ``name``).
         backend: the engine backend (``"native"``, ``"python"``; default: native when built).
-            The game is the same on both; the heuristic decides natively on a native game.
+            The game is the same on both; the heuristic decides natively on a native game
+            unless its ``engine`` says otherwise.
     """
     import time
 

@@ -97,7 +97,9 @@ from zavandor_env.engine.view import PlayerView
 
 from .base import Agent
 from .heuristic import (
+    ENGINES,
     GEM_INCOME,
+    EngineUnavailableError,
     HeuristicWeights,
     choose,
     horizon,
@@ -109,7 +111,6 @@ from .params_file import check_flags
 from .planner import PlannerParams, native_planner_params, planner_decision, resolve_params
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
-ENGINES = ("native", "python")
 POLICIES = ("heuristic", "naive", "planner")
 #: The largest budgets of one decision (the native search's MCTS_MAX_ITERATIONS and
 #: MCTS_MAX_SECONDS): larger ones are refused, and no search runs longer than MAX_SECONDS.
@@ -217,8 +218,10 @@ class MCTSAgent(Agent):
             expect opponents to throw their games away (measured: 0.48 instead of 0.78
             against the heuristic at 16 iterations with the Curse in play).
         weights: heuristic weights (rollout policy and evaluation), as in HeuristicAgent.
-        engine: ``"native"`` (the C++ search), ``"python"`` (this module), or None for the
-            native one when the extension provides it (else Python).
+        engine: ``"auto"`` (the default; None too): the C++ search when the extension
+            provides it, else this module; ``"native"``: the C++ search (a one-line
+            :class:`~.heuristic.EngineUnavailableError` without it); ``"python"``: this
+            module (its rollouts and prior too).
         algorithm: ``"flat"`` (every root action played out from each determinization, the
             policy's choice kept unless beaten significantly) or ``"tree"`` (IS-MCTS).
         switch_z: flat: how many standard errors of the paired differences the best action's
@@ -253,7 +256,7 @@ class MCTSAgent(Agent):
         search_all: bool = False,
         avoid_curse: bool = True,
         weights: HeuristicWeights | Mapping[str, Any] | None = None,
-        engine: str | None = None,
+        engine: str | None = "auto",
         algorithm: str = "flat",
         switch_z: float = 2.0,
         min_pairs: int = 4,
@@ -296,8 +299,9 @@ class MCTSAgent(Agent):
             resolve_params(None) if "planner" in (policy, rollout) else None)
         self.last_iterations = 0
         if engine is not None and engine not in ENGINES:
-            raise ValueError(f"engine must be 'native' or 'python', got {engine!r}")
-        self._engine_asked = engine
+            raise ValueError(f"mcts: engine must be 'auto', 'native' or 'python', "
+                             f"got {engine!r}")
+        self._engine_asked = "auto" if engine is None else engine
         self._native: Any = None  # the extension module, when searching natively
         self._native_weights: Any = None  # _native.HeuristicWeights of _native_weights_of
         self._native_weights_of: HeuristicWeights | None = None
@@ -310,8 +314,10 @@ class MCTSAgent(Agent):
         if self._native is None and self._engine_asked == "native":
             from zavandor_env.engine import native_status
 
-            raise RuntimeError(f"the native MCTS is unavailable ({native_status()}; "
-                               "or the extension was built without mcts_search)")
+            raise EngineUnavailableError(
+                f"mcts: engine='native' needs the native search, which is unavailable "
+                f"({native_status()}; or the extension was built without mcts_search); "
+                "use engine=python")
         self.engine = "native" if self._native is not None else "python"
         self._native_weights = self._native_weights_of = self._native_planner = None
 

@@ -564,7 +564,7 @@ class NaiveDecision:
     def free_level(self) -> int:
         levels = self.me.levels
         rank = self.chip_rank()
-        placed = [a - ADVANCE for a in self.legal if 0 < levels[a - ADVANCE] < MAX_LEVEL]
+        placed = [a - ADVANCE for a in sorted(self.legal) if 0 < levels[a - ADVANCE] < MAX_LEVEL]
         if placed:
             f = max(placed, key=lambda t: (LEVEL_COSTS[t][levels[t]], rank[t]))
             return ADVANCE + f

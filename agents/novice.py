@@ -37,6 +37,8 @@ class NoviceAgent(HeuristicAgent):
             (0: the plain heuristic, 1: random turns with heuristic bidding).
         weights: heuristic weights or overrides (see :class:`HeuristicAgent`).
         config: path of a heuristic weights YAML file.
+        engine: who plays the heuristic's moves: ``"auto"`` (default), ``"native"`` or
+            ``"python"``, as in :class:`HeuristicAgent` (the lapses are drawn in Python).
     """
 
     name = "novice"
@@ -47,11 +49,12 @@ class NoviceAgent(HeuristicAgent):
         blunder: float = DEFAULT_BLUNDER,
         weights: HeuristicWeights | Mapping[str, Any] | None = None,
         config: str | Path | None = None,
+        engine: str = "auto",
     ) -> None:
         if (isinstance(blunder, bool) or not isinstance(blunder, (int, float))
                 or not math.isfinite(blunder) or not 0.0 <= blunder <= 1.0):
             raise ValueError(f"blunder must be a probability in [0, 1], got {blunder!r}")
-        super().__init__(seed, weights, config)
+        super().__init__(seed, weights, config, engine)
         self.blunder = float(blunder)
 
     def act(

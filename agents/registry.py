@@ -10,6 +10,13 @@ such a string or a mapping ``{agent: mcts, label: mcts200, params: {iterations: 
 Unknown agent names and unknown parameter keys are refused when the spec is read, with one
 line naming the agent, the key and the keys it knows.
 
+**Engine.**  The agents with a C++ port (``heuristic``, ``novice``, ``mcts``) take
+``engine=auto|native|python`` (:data:`ENGINE_HELP`): ``auto``, the default, runs the port where
+it can (the heuristic on a native game, the search whenever the core is built), ``python``
+always runs the code in ``agents/`` (so an edit there shows in ``zavandor eval``), ``native``
+always the port (a one-line error where it cannot run).  The other agents have one
+implementation each.
+
 **Trust comes only from the caller.**  No spec, string or mapping, may carry ``trust_pickle``
 (the consent to unpickle an SB3 ``.zip``, which runs code from the file): specs come from
 tournament files, training configs and run folders that someone may send, and an opt-in
@@ -30,6 +37,11 @@ from importlib import import_module
 from typing import Any
 
 from .base import Agent
+
+#: The engine parameter in one sentence, for command-line help (see the module docstring).
+ENGINE_HELP = ("heuristic, novice and mcts take engine=auto|native|python (default auto: "
+               "their C++ port where it can run; python: the code in agents/, e.g. "
+               "heuristic:engine=python)")
 
 
 class AgentSpecError(ValueError):

@@ -76,7 +76,7 @@ def test_a_full_row_of_opals_is_upgraded_to_sapphires() -> None:
                           {}])
     names = own_turn(game, PlannerAgent())
     assert names[0] == "buy_sapphire", names
-    me = game.state.players[0]
+    me = game.read_state().players[0]
     assert me.active[Gem.SAPPHIRE] == 1 and sum(me.active) == 5
 
 
@@ -145,7 +145,7 @@ def test_the_fifth_sentinel_is_not_opened_when_taking_it_would_not_win() -> None
 
 
 def test_the_fifth_sentinel_is_opened_when_taking_it_wins() -> None:
-    game = _fifth_sentinel_game("sapphire:5")
+    game = _fifth_sentinel_game("sapphire:5").to_python()  # to edit its state
     game.state.players[1].active[Gem.DIAMOND] = 0  # the rival is far behind now
     names = own_turn(game, PlannerAgent())
     assert names[0] in {"open_fox", "open_phoenix", "open_tomcat", "open_scarab",

@@ -223,7 +223,7 @@ def test_ctrl_c_during_play_saves_the_game_so_far(tmp_path):
     err = proc.stderr.read()
     assert rc == 130 and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1 and "saved to" in err
-    assert Game.from_replay_record(json.loads(save.read_text())).state.round >= 1
+    assert Game.from_replay_record(json.loads(save.read_text())).read_state().round >= 1
 
 
 def test_eof_at_the_prompt_saves_the_game_so_far_in_process(tmp_path, monkeypatch, capsys):

@@ -59,7 +59,7 @@ def sub_hands(hand: list[int]):
 
 def fresh_player(one_value_dust: bool = False):
     game = Game.new(GameConfig(num_players=2, one_value_dust=one_value_dust), seed=0)
-    return game.state, game.state.players[0]
+    return game.read_state(), game.read_state().players[0]
 
 
 # ---- dust change ---------------------------------------------------------------------------------

@@ -46,7 +46,8 @@ from zavandor_env.envs.observation_reference import encode_reference, seat_slots
 
 
 def _mid_game(num_players: int, seed: int, decisions: int = 60) -> Game:
-    game = Game.new(GameConfig(num_players=num_players), seed=seed)
+    # Python: some tests edit the state (a native game has no live state to edit).
+    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend="python")
     rng = random.Random(seed)
     for _ in range(decisions):
         if game.is_over:
@@ -57,7 +58,7 @@ def _mid_game(num_players: int, seed: int, decisions: int = 60) -> Game:
 
 
 def _encode(game: Game, seat: int) -> np.ndarray:
-    return ObservationEncoder().encode(game.state, seat)
+    return ObservationEncoder().encode(game.read_state(), seat)
 
 
 @pytest.mark.parametrize("n", (2, 3, 4, 5, 6))
@@ -68,7 +69,7 @@ def test_observation_has_the_same_size_and_dtype_for_every_player_count(n: int) 
 
 def test_slot_zero_is_the_observer_and_the_others_follow_in_turn_order() -> None:
     game = _mid_game(5, seed=1)
-    state = game.state
+    state = game.read_state()
     for seat in range(5):
         view = decode(_encode(game, seat))
         i = state.turn_order.index(seat)
@@ -89,9 +90,9 @@ def test_slots_beyond_the_player_count_are_zero_with_present_off() -> None:
 
 def test_named_fields_decode_to_game_units() -> None:
     game = _mid_game(4, seed=3)
-    me = game.state.players[2]
+    me = game.read_state().players[2]
     view = decode(_encode(game, 2))
-    assert view["round"][0] == pytest.approx(game.state.round)
+    assert view["round"][0] == pytest.approx(game.read_state().round)
     assert view["me.hand_cards"] == pytest.approx(me.hand[:NUM_CARD_TOKENS])
     assert view["player0.active_gems"] == pytest.approx(me.active)
 
@@ -102,7 +103,7 @@ def test_scaled_values_stay_small_over_random_games() -> None:
         game = Game.new(GameConfig(num_players=4), seed=seed)
         rng = random.Random(seed)
         while not game.is_over:
-            obs = encoder.encode(game.state, game.current_player)
+            obs = encoder.encode(game.read_state(), game.current_player)
             assert np.abs(obs).max() <= 5.0, decode(obs)
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
@@ -114,7 +115,7 @@ def _same_colour_other_value(token: int) -> int:
 
 
 def _swap_a_card(game: Game, seat: int) -> None:
-    hand = game.state.players[seat].hand
+    hand = game.read_state().players[seat].hand
     token = next(t for t in range(NUM_CARD_TOKENS) if hand[t])
     hand[token] -= 1
     hand[_same_colour_other_value(token)] += 1
@@ -122,7 +123,7 @@ def _swap_a_card(game: Game, seat: int) -> None:
 
 def _game_where_everyone_holds_cards(num_players: int) -> Game:
     game = _mid_game(num_players, seed=8)
-    for p in game.state.players:  # a blue and a red card each (as if drawn at income)
+    for p in game.read_state().players:  # a blue and a red card each (as if drawn at income)
         p.hand[CARD_TOKENS.index((0, 5))] += 1
         p.hand[CARD_TOKENS.index((3, 15))] += 1
     return game
@@ -144,20 +145,20 @@ def test_deck_order_is_hidden() -> None:
     game = _mid_game(3, seed=4)
     before = _encode(game, 1)
     shuffled = game.clone()
-    for deck in shuffled.state.decks:
+    for deck in shuffled.read_state().decks:
         random.Random(0).shuffle(deck)
-    shuffled.state.artifact_deck.reverse()
+    shuffled.read_state().artifact_deck.reverse()
     assert np.array_equal(_encode(shuffled, 1), before)
 
 
 def test_an_opponents_sages_card_values_are_hidden_but_mine_are_seen() -> None:
     game = _mid_game(3, seed=5)
     blue_5, blue_7 = CARD_TOKENS.index((0, 5)), CARD_TOKENS.index((0, 7))
-    for p in game.state.players:
+    for p in game.read_state().players:
         p.sages_tokens[:] = [blue_5]
     before = _encode(game, 0)
     theirs = game.clone()
-    theirs.state.players[2].sages_tokens[:] = [blue_7]
+    theirs.read_state().players[2].sages_tokens[:] = [blue_7]
     assert np.array_equal(_encode(theirs, 0), before)
     mine = game.clone()
     mine.state.players[0].sages_tokens[:] = [blue_7]
@@ -198,14 +199,14 @@ def _reference_states(num_players: int) -> list[GameState]:
                             allow_overbid=options["allow_overbid"])
         game = Game.new(config, seed=seed)
         policy = POLICIES[kind](seed)
-        states.append(game.state.clone())
+        states.append(game.read_state().clone())
         while not game.is_over:
             # Stop at every round end too, so the pending ROUND_END state is encoded as well.
             game.apply(policy(game), stop_at_round_end=True)
-            states.append(game.state.clone())
+            states.append(game.read_state().clone())
             while game.at_round_end:
                 game.advance(stop_at_round_end=True)
-                states.append(game.state.clone())
+                states.append(game.read_state().clone())
     return states
 
 
@@ -248,13 +249,13 @@ def test_reference_rejects_a_layout_field_it_does_not_compute(
     extra = ObsField("invented", 1, 1.0, "not in the reference")
     monkeypatch.setattr(observation_reference, "PRIVATE_FIELDS", (*PRIVATE_FIELDS, extra))
     with pytest.raises(AssertionError, match="invented"):
-        encode_reference(_mid_game(2, seed=0).state, 0)
+        encode_reference(_mid_game(2, seed=0).read_state(), 0)
 
 
 # ---- constants from the data tables ----------------------------------------------------------
 def test_hand_load_and_dust_follow_the_token_tables() -> None:
-    game = Game.new(GameConfig(num_players=3, one_value_dust=True), seed=2)
-    hand = game.state.players[1].hand
+    game = Game.new(GameConfig(num_players=3, one_value_dust=True), seed=2, backend="python")
+    hand = game.read_state().players[1].hand
     hand[:] = [(t % 3) + 1 for t in range(NUM_TOKENS)]  # some of every token, 1-dust included
     for seat in range(3):
         view = decode(_encode(game, seat))
@@ -265,7 +266,7 @@ def test_hand_load_and_dust_follow_the_token_tables() -> None:
 
 
 def _slot_of(game: Game, observer: int, seat: int) -> int:
-    return seat_slots(game.state, observer).index(seat)
+    return seat_slots(game.read_state(), observer).index(seat)
 
 
 def test_count_scales_are_the_data_tables_maxima() -> None:

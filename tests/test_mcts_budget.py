@@ -43,7 +43,7 @@ def _decide(game: Game, spec: str) -> tuple[int, float, MCTSAgent]:
     seat = game.current_player
     agent.reset(seat, game.num_players)
     start = time.perf_counter()
-    action = agent.act(None, PlayerView(game.state, seat), game.legal_actions())
+    action = agent.act(None, PlayerView(game.read_state(), seat), game.legal_actions())
     return action, time.perf_counter() - start, agent
 
 
@@ -67,7 +67,7 @@ def test_native_search_of_an_unpayable_opening_bid_at_5_and_6_players_returns_a_
     # Where "heuristic_choose: no legal action" was raised (and the planner's search hung).
     game = _unpayable_opening(num_players, seed=3)
     legal = list(game.legal_actions())
-    core = _native.Core.from_state_dict(game.state.to_dict())
+    core = _native.Core.from_state_dict(game.read_state().to_dict())
     params = {"iterations": 8, "algorithm": algorithm, "policy": policy,
               "planner": native_planner_params(resolve_params(None))}
     weights = _native.HeuristicWeights(MCTSAgent(engine="python").w.to_dict())
@@ -82,7 +82,7 @@ def test_samples_in_which_nothing_can_be_played_still_spend_the_budget(algorithm
     game = _unpayable_opening()
     agent = MCTSAgent(seed=0, iterations=8, engine="python", algorithm=algorithm,
                       policy="heuristic")
-    view = PlayerView(game.state, game.current_player)
+    view = PlayerView(game.read_state(), game.current_player)
     assert agent._search_python(view, game.legal_actions()) in game.legal_actions()
     assert agent.last_iterations == 8
 
@@ -128,7 +128,7 @@ def test_the_native_caps_are_the_agents() -> None:
 
 
 def _native_search(game: Game, params: dict) -> tuple[int, int]:
-    core = _native.Core.from_state_dict(game.state.to_dict())
+    core = _native.Core.from_state_dict(game.read_state().to_dict())
     weights = _native.HeuristicWeights(MCTSAgent(engine="python").w.to_dict())
     return _native.mcts_search(core, game.current_player, list(game.legal_actions()),
                                {"policy": "heuristic", **params}, weights, 0)
@@ -162,6 +162,6 @@ def test_the_unpayable_opening_is_what_the_search_cannot_play() -> None:
     game = _unpayable_opening()
     names = [action_to_string(a) for a in game.legal_actions()]
     assert "pass" not in names and names[0] == "bid_plus_0"
-    state = game.state.clone()
+    state = game.read_state().clone()
     state.config = replace(state.config, allow_overbid=False)
     assert Game(state).legal_actions() == ()

@@ -30,7 +30,7 @@ agent = MCTSAgent(seed=0, iterations=1_000_000, engine="native", algorithm=sys.a
 agent.reset(game.current_player, 4)
 print("searching", flush=True)
 try:
-    agent.act(None, PlayerView(game.state, game.current_player), game.legal_actions())
+    agent.act(None, PlayerView(game.read_state(), game.current_player), game.legal_actions())
 except KeyboardInterrupt:
     print("interrupted", flush=True)
     raise

@@ -17,7 +17,7 @@ def _sentinel_auction(hand: str) -> tuple[Game, PlayerView]:
                  players=[{"hand": "dust10:13"}, {"active": "sapphire:5", "hand": hand}])
     play(game, "open_fox")
     play(game, "bid_plus_0")
-    return game, PlayerView(game.state, game.current_player)
+    return game, PlayerView(game.read_state(), game.current_player)
 
 
 def test_bids_beyond_hand_and_inactive_gems_are_dropped_and_passing_stays() -> None:

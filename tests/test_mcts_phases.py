@@ -80,7 +80,7 @@ def _decide(state: GameState, spec: str) -> tuple[int, float, MCTSAgent, tuple[i
     agent.reset(seat, game.num_players)
     legal = game.legal_actions()
     start = time.perf_counter()
-    action = agent.act(None, PlayerView(game.state, seat), legal)
+    action = agent.act(None, PlayerView(game.read_state(), seat), legal)
     return action, time.perf_counter() - start, agent, legal
 
 

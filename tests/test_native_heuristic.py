@@ -10,8 +10,6 @@ every seat's view:
 * 2..6 players, both ``allow_overbid`` values, pure heuristic games and mixed games where some
   seats play at random (so unusual positions appear);
 * a non-default weights file, and random weight sets (ints, zeros, a sentinel horizon);
-* the iteration order of the Python set of legal actions (ties between auctions are broken by
-  it);
 * ``NativeNovice`` against ``NoviceAgent``; ``play_heuristic`` against a Python loop;
   ``HeuristicWeights`` construction errors.
 
@@ -92,7 +90,7 @@ def compare_game(config: GameConfig, seed: int, w: H.HeuristicWeights, random_se
     rng = random.Random(seed)
     decisions = 0
     while not game.is_over:
-        state = game.state
+        state = game.read_state()
         seat = state.current_player
         legal = game.legal_actions()
         expected = H.choose(PlayerView(state, seat), legal, w)
@@ -157,16 +155,6 @@ def test_weights_refuse_missing_and_unknown_keys() -> None:
     assert odd.to_dict()["expected_rounds"] == {3: 12, 4: 9}
 
 
-def test_python_set_order() -> None:
-    """`for a in set(legal)` order: ties between equally good auctions follow it."""
-    rng = random.Random(5)
-    for _ in range(3000):
-        keys = sorted(rng.sample(range(67), rng.randint(1, 67)))
-        assert _native._py_set_order(keys) == list(set(keys))
-    dup = [5, 3, 13, 5]
-    assert _native._py_set_order(dup) == list(set(dup)) == [13, 3, 5]
-
-
 # ---- differential games ----------------------------------------------------------------------
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("allow_overbid", [True, False])
@@ -227,7 +215,7 @@ def test_native_novice_matches_novice_agent() -> None:
         py_agents = [NoviceAgent(seed=100 * seed + s, blunder=0.15) for s in range(n)]
         native = [_native.NativeNovice(nw, 0.15, 100 * seed + s) for s in range(n)]
         while not game.is_over:
-            state = game.state
+            state = game.read_state()
             seat = state.current_player
             legal = game.legal_actions()
             expected = py_agents[seat].act(None, PlayerView(state, seat), legal)
@@ -244,7 +232,7 @@ def reference_playout(config: GameConfig, seed: int, mask: int, rng_seed: int,
     game = py_game(config, seed)
     rng = random.Random(rng_seed)
     while not game.is_over:
-        state = game.state
+        state = game.read_state()
         seat = state.current_player
         legal = game.legal_actions()
         if (mask >> seat) & 1:
@@ -264,17 +252,17 @@ def test_play_heuristic_matches_python(num_players: int, mask: int, blunder: flo
     config = GameConfig(num_players=num_players)
     seed, rng_seed = 40 + num_players, 9 + mask
     ref = reference_playout(config, seed, mask, rng_seed, blunder)
-    core = Core.from_state_dict(py_game(config, seed).state.to_dict())
+    core = Core.from_state_dict(py_game(config, seed).read_state().to_dict())
     taken = _native.play_heuristic(core, native_weights(DEFAULT), mask, rng_seed,
                                    blunder=blunder)
     assert taken == len(ref.history)
-    assert core.to_state_dict() == ref.state.to_dict()
+    assert core.to_state_dict() == ref.read_state().to_dict()
 
 
 def test_play_heuristic_limits_and_random_seats() -> None:
     nw = native_weights(DEFAULT)
     config = GameConfig(num_players=4)
-    start = py_game(config, 3).state.to_dict()
+    start = py_game(config, 3).read_state().to_dict()
     # no heuristic seat: the native random player's game
     a, b = Core.from_state_dict(start), Core.from_state_dict(start)
     assert _native.play_heuristic(a, nw, 0, 77) == b.play_random(77)

@@ -54,7 +54,7 @@ def _position(num_players: int, seed: int, decisions: int, phase: Phase | None =
         legal = game.legal_actions()
         if taken >= decisions and game.phase in phases and len(legal) > 1:
             return game
-        game.apply(choose(PlayerView(game.state, game.current_player), legal, W))
+        game.apply(choose(PlayerView(game.read_state(), game.current_player), legal, W))
         taken += 1
     return None
 
@@ -75,7 +75,7 @@ def _mcts_search(core, seat, legal, params, weights, seed):
 
 
 def _core(game: Game) -> object:
-    return Core.from_state_dict(game.state.to_dict())
+    return Core.from_state_dict(game.read_state().to_dict())
 
 
 def _search(game: Game, seed: int = 0, **params) -> tuple[int, int]:
@@ -87,7 +87,7 @@ def _search(game: Game, seed: int = 0, **params) -> tuple[int, int]:
 def _canonical_artifacts(game: Game) -> None:
     """Put the (hidden) artifact deck in the order the native determinizer shuffles from:
     each letter's artifacts sorted, in that letter's positions."""
-    deck = game.state.artifact_deck
+    deck = game.read_state().artifact_deck
     for letter in sorted({ARTIFACTS[a].letter for a in deck}):
         positions = [i for i, a in enumerate(deck) if ARTIFACTS[a].letter == letter]
         for i, a in zip(positions, sorted(deck[i] for i in positions)):
@@ -97,7 +97,7 @@ def _canonical_artifacts(game: Game) -> None:
 def _python_search(game: Game, seed: int, legal, **kw) -> tuple[int, MCTSAgent]:
     agent = MCTSAgent(seed=0, engine="python", **kw)
     agent.rng = random.Random(seed)
-    view = PlayerView(game.state, game.current_player)
+    view = PlayerView(game.read_state(), game.current_player)
     return agent.search(view, legal), agent
 
 
@@ -135,7 +135,7 @@ def test_native_search_grows_the_python_search_tree(variant):
     for game in _positions(per_count=1):
         _canonical_artifacts(game)
         kw = {"iterations": 12, **variant}
-        view = PlayerView(game.state, game.current_player)
+        view = PlayerView(game.read_state(), game.current_player)
         legal = list(game.legal_actions())
         if kw.get("avoid_curse", True):
             legal = curse_free(view, legal)
@@ -162,9 +162,9 @@ def test_determinization_is_determinize_py():
         core = _core(game)
         for seat in range(game.num_players):
             seed = 7 * checked + seat
-            expected = determinize(PlayerView(game.state, seat), random.Random(seed))
+            expected = determinize(PlayerView(game.read_state(), seat), random.Random(seed))
             sample = _native._mcts_determinize(core, seat, seed)
-            assert sample.to_state_dict() == expected.state.to_dict()
+            assert sample.to_state_dict() == expected.read_state().to_dict()
             checked += 1
     assert checked >= 20
 
@@ -174,13 +174,13 @@ def test_determinization_conditions_on_what_owing_players_must_pay():
     from tests.test_agents_determinize import _mixed_game_at
 
     game = _mixed_game_at(4, seed=37, decisions=171)
-    game = Game(game.state.clone())
+    game = Game(game.read_state().clone())
     _canonical_artifacts(game)
     core = _core(game)
     for seed in range(30):
-        expected = determinize(PlayerView(game.state, 0), random.Random(seed))
+        expected = determinize(PlayerView(game.read_state(), 0), random.Random(seed))
         sample = _native._mcts_determinize(core, 0, seed).to_state_dict()
-        assert sample == expected.state.to_dict()
+        assert sample == expected.read_state().to_dict()
         hand = sample["players"][1]["hand"]
         assert sum(n * v for n, v in zip(hand, _token_values())) >= 40
 
@@ -195,10 +195,10 @@ def test_evaluate_seat_and_curse_free_match_python():
     for game in _positions(per_count=2):
         core = _core(game)
         for seat in range(game.num_players):
-            view = PlayerView(game.state, seat)
+            view = PlayerView(game.read_state(), seat)
             assert _native._mcts_evaluate_seat(core, seat, NW) == evaluate_seat(view, W)
         legal = list(game.legal_actions())
-        view = PlayerView(game.state, game.current_player)
+        view = PlayerView(game.read_state(), game.current_player)
         assert _native._mcts_curse_free(core, legal) == curse_free(view, legal)
 
 
@@ -217,7 +217,7 @@ def test_native_search_returns_a_legal_action(phase):
             action, done = _search(game, seed=seen, **params)
             assert action in legal
             allowed = legal if not params.get("avoid_curse", True) else curse_free(
-                PlayerView(game.state, game.current_player), legal)
+                PlayerView(game.read_state(), game.current_player), legal)
             assert done == (params["iterations"] if len(allowed) > 1 else 0)
         seen += 1
     assert seen >= 10
@@ -249,7 +249,7 @@ def test_flat_search_keeps_the_heuristic_choice_without_evidence():
         seat, legal = game.current_player, list(game.legal_actions())
         if len(legal) < 2:
             continue
-        heuristic = choose(PlayerView(game.state, seat), legal, W)
+        heuristic = choose(PlayerView(game.read_state(), seat), legal, W)
         base = {"avoid_curse": False, "horizon_rounds": 0}
         action, done = _search(game, seed=3, iterations=2 * len(legal), **base)
         stats = _native._mcts_root_stats()
@@ -278,13 +278,14 @@ def _bid_decision_with_overbids(seed: int) -> tuple[Game, int]:
     for s, agent in enumerate(agents):
         agent.reset(s, 2, s)
     while not game.is_over:
-        state, seat = game.state, game.current_player
+        state, seat = game.read_state(), game.current_player
         if state.phase == Phase.BID and PASS in game.legal_actions():
             player = state.players[seat]
             if item_price(state, player, state.auction_kind, state.auction_item,
                           state.high_bid + 50) > max_payable(player):
                 return game, seat
-        game.apply(agents[seat].act(None, PlayerView(game.state, seat), game.legal_actions()))
+        view = PlayerView(game.read_state(), seat)
+        game.apply(agents[seat].act(None, view, game.legal_actions()))
     raise AssertionError("no bidding decision with unaffordable raises")
 
 
@@ -292,7 +293,7 @@ def _bid_decision_with_overbids(seed: int) -> tuple[Game, int]:
 def test_native_search_respects_avoid_curse(algorithm):
     game, seat = _bid_decision_with_overbids(seed=1)
     legal = list(game.legal_actions())
-    safe = curse_free(PlayerView(game.state, seat), legal)
+    safe = curse_free(PlayerView(game.read_state(), seat), legal)
     assert PASS in safe and set(safe) < set(legal)
     for seed in range(6):
         action, _ = _mcts_search(_core(game), seat, legal,
@@ -304,7 +305,7 @@ def test_native_search_respects_avoid_curse(algorithm):
         assert {r[0] for r in _native._mcts_root_stats()} <= set(safe)
     agent = MCTSAgent(seed=0, iterations=24, engine="native", algorithm=algorithm)
     agent.reset(seat, 2, 0)
-    assert agent.act(None, PlayerView(game.state, seat), legal) in safe
+    assert agent.act(None, PlayerView(game.read_state(), seat), legal) in safe
     reckless = _mcts_search(_core(game), seat, legal,
                                    {"iterations": 24, "avoid_curse": False, "c": 3.0,
                                     "algorithm": algorithm}, NW, 0)
@@ -317,7 +318,7 @@ def _scramble_hidden(game: Game, seat: int, rng: random.Random) -> Game:
     """The same position as ``seat`` sees it, with everything its view hides redrawn: other
     hands' card values and 9-Sages cards (colours kept), every deck order, the artifact deck
     order within its letters, and the generator."""
-    state = game.state.clone()
+    state = game.read_state().clone()
     others = [p for p in state.players if p.seat != seat]
     for colour in range(4):
         pool = list(state.decks[colour])
@@ -360,11 +361,12 @@ def test_native_search_never_reads_hidden_information(algorithm):
         base_sample = _native._mcts_determinize(_core(game), seat, k).to_state_dict()
         for trial in range(2):
             other = _scramble_hidden(game, seat, random.Random(1000 * k + trial))
-            before = game.state.to_dict()
-            after = other.state.to_dict()
+            before = game.read_state().to_dict()
+            after = other.read_state().to_dict()
             changed += any(after["players"][p.seat]["hand"] != before["players"][p.seat]["hand"]
-                           for p in game.state.players if p.seat != seat)
-            assert PlayerView(other.state, seat).me.hand == PlayerView(game.state, seat).me.hand
+                           for p in game.read_state().players if p.seat != seat)
+            mine = PlayerView(game.read_state(), seat).me.hand
+            assert PlayerView(other.read_state(), seat).me.hand == mine
             core = _core(other)
             assert _mcts_search(core, seat, legal, params, NW, k) == base
             assert _native._mcts_root_stats() == base_stats
@@ -407,7 +409,7 @@ def test_agent_engines():
     assert MCTSAgent(seed=0, policy="heuristic", rollout="planner").planner is not None
     planner = MCTSAgent(seed=0, iterations=4)
     game = next(_positions(per_count=1))
-    view, legal = PlayerView(game.state, game.current_player), list(game.legal_actions())
+    view, legal = PlayerView(game.read_state(), game.current_player), list(game.legal_actions())
     assert planner.search(view, legal) in legal  # the native planner parameters are built
     copy = pickle.loads(pickle.dumps(planner))
     assert (copy.policy, copy.rollout, copy.planner) == ("planner", "planner", planner.planner)

@@ -42,7 +42,7 @@ def _python_game(config: GameConfig, seed: int) -> Game:
 
 
 def _core(game: Game):
-    return Core.from_state_dict(game.state.to_dict())
+    return Core.from_state_dict(game.read_state().to_dict())
 
 
 class _Checker:
@@ -56,7 +56,7 @@ class _Checker:
         self.checked = 0
 
     def check(self, game: Game, where: str) -> None:
-        state = game.state
+        state = game.read_state()
         core = _core(game)
         for seat in range(state.config.num_players):
             expected = self.encoder.encode(state, seat)
@@ -76,14 +76,14 @@ class _Checker:
             f"{list(game.legal_actions())}")
 
     def _explain(self, game: Game, core, seat: int, where: str) -> None:
-        raw = np.asarray(self.encoder.raw(game.state, seat), dtype=np.float64)
+        raw = np.asarray(self.encoder.raw(game.read_state(), seat), dtype=np.float64)
         native_raw = _native.observe_raw(core, seat)
         names = [name for name, size, _ in layout_entries() for _ in range(size)]
         bad = np.flatnonzero(raw != native_raw)
         details = [f"{names[i]}[{i}]: python {raw[i]!r} native {native_raw[i]!r}"
                    for i in bad[:8]]
         if not details:  # same raw values, different scaling
-            expected = self.encoder.encode(game.state, seat)
+            expected = self.encoder.encode(game.read_state(), seat)
             bad = np.flatnonzero(self.out != expected)
             details = [f"{names[i]}[{i}]: python {expected[i]!r} native {self.out[i]!r}"
                        for i in bad[:8]]
@@ -197,7 +197,7 @@ def test_heuristic_games(n: int) -> None:
 
     def choose(g: Game) -> int:
         seat = g.current_player
-        return agents[seat].act(None, PlayerView(g.state, seat), g.legal_actions())
+        return agents[seat].act(None, PlayerView(g.read_state(), seat), g.legal_actions())
 
     _play(game, choose, checker, f"heuristic n={n}", 3000)
     assert checker.checked > 200
@@ -228,7 +228,7 @@ def test_odd_states() -> None:
     policy = ThriftyPolicy(5)
     for _ in range(40):
         game.apply(policy(game))
-    state = game.state
+    state = game.read_state()
     state.players[1].hand[28] = 300
     state.players[2].hand[27] = 260  # dust 5: counts past 255, within the save ceilings
     state.players[0].balance = -37
@@ -250,7 +250,7 @@ def test_round_ends_and_finished_games() -> None:
     while not game.is_over:
         game.apply(policy(game), stop_at_round_end=True)
         if game.at_round_end:  # nobody decides: no phase, no deciding player, empty mask
-            checker.check(game, f"round end {game.state.round}")
+            checker.check(game, f"round end {game.read_state().round}")
             ends += 1
             game.advance(stop_at_round_end=True)
     checker.check(game, "truncated game")
@@ -272,7 +272,7 @@ def test_a_native_core_playing_the_same_actions_observes_the_same(n: int) -> Non
         for step in range(600):
             for seat in range(n):
                 _native.observe(core, seat, out)
-                assert np.array_equal(out, encoder.encode(game.state, seat)), (
+                assert np.array_equal(out, encoder.encode(game.read_state(), seat)), (
                     f"n={n} seed={seed} decision {step} seat {seat}")
                 checked += 1
             _native.action_mask(core, mask)
@@ -309,7 +309,7 @@ def test_observe_batch_equals_observe() -> None:
     for i, (core, game) in enumerate(zip(cores, games)):
         _native.observe(core, int(seats[i]), one)
         assert np.array_equal(out[i], one)
-        assert np.array_equal(out[i], encoder.encode(game.state, int(seats[i])))
+        assert np.array_equal(out[i], encoder.encode(game.read_state(), int(seats[i])))
     masks = np.full((len(cores), NUM_ACTIONS), 7, np.int8)
     _native.action_mask_batch(cores, masks)
     for i, game in enumerate(games):

@@ -138,7 +138,7 @@ def compare_game(config: GameConfig, seed: int, seats: Sequence[SeatKind],
     random_choice = random.Random(seed)
     record = GameRecord()
     while not game.is_over:
-        state = game.state
+        state = game.read_state()
         seat = state.current_player
         legal = game.legal_actions()
         pair = players[seat]

@@ -264,7 +264,7 @@ def _replay_on_python_engine(config: GameConfig, game_seed: int, history: list[i
     game = Game.new(config, game_seed, backend="python")
     compared = 0
     for k, action in enumerate(history):
-        seat = game.state.current_player
+        seat = game.read_state().current_player
         agent = agents[seat]
         if agent is not None:
             expected = agent.act(None, game.view(seat), game.legal_actions())

@@ -122,7 +122,7 @@ def test_mid_auction_shows_item_high_bid_bidder_and_who_passed() -> None:
 
 def test_an_eliminated_player_is_greyed_and_tagged() -> None:
     game = auction_game()
-    assert game.state.players[1].eliminated
+    assert game.read_state().players[1].eliminated
     root = parse(to_svg(game, seat=0))
     out = panel(root, 1)
     assert out.get("opacity") is not None and "ELIMINATED" in texts(out)

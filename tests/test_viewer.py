@@ -78,7 +78,7 @@ def test_frames_follow_the_replay_decision_by_decision(replay_2p: dict[str, Any]
     pool.pieces = data.pieces
     game = Game.new(Game.from_replay_record(replay_2p).config, replay_2p["seed"])
     for i, frame in enumerate(data.frames):
-        assert frame["vp"] == game.scores() and frame["round"] == game.state.round
+        assert frame["vp"] == game.scores() and frame["round"] == game.read_state().round
         if i % 37 == 0 or i == len(actions):  # the pictures are the slow part: a sample
             assert pool.decode(frame["svg"]) == to_svg(game)
         if i == len(actions):

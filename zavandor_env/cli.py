@@ -557,6 +557,8 @@ def _add_trust_pickle(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from zavandor_env.agents.registry import ENGINE_HELP
+
     parser = _Parser(prog="zavandor", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -595,7 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("config", nargs="?", help="tournament YAML file (configs/eval/*.yaml)")
     ev.add_argument("--agents", nargs="+", metavar="SPEC",
                     help="agents as name or name:key=value,... (e.g. mcts:iterations=32, "
-                    "random:label=r2)")
+                    f"random:label=r2); {ENGINE_HELP}")
     ev.add_argument("--players", type=PLAYERS, default=None,
                     help="players per game, 2-6 (default: the YAML's, else 2)")
     ev.add_argument("--games", type=POSITIVE, default=None,
@@ -638,7 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
         "shipped policies were trained.")
     card.add_argument("spec", metavar="SPEC", help="the agent to score, as name or "
                       "name:key=value,... (e.g. policy:path=train/checkpoints/selfplay_2p/"
-                      "policy.npz)")
+                      f"policy.npz); {ENGINE_HELP}")
     card.add_argument("--players", type=PLAYERS, nargs="+", default=[2, 4, 6],
                       help="player counts, 2-6 (default: 2 4 6)")
     card.add_argument("--games", type=POSITIVE, default=200,
@@ -673,7 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
         "name ('help' explains the actions, 'table' reprints the table, 'quit' stops). Other "
         "players' decisions and every won auction (winner and price) are shown as they happen.")
     play.add_argument("opponents", nargs="*", default=["heuristic"], metavar="SPEC",
-                      help="opponent agents (default: one heuristic)")
+                      help=f"opponent agents (default: one heuristic); {ENGINE_HELP}")
     play.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
     play.add_argument("--seed", type=NON_NEGATIVE, default=0, help="deal seed (default 0)")
     play.add_argument("--save", metavar="FILE", help="write the game's replay JSON here (also "
@@ -717,7 +719,7 @@ def build_parser() -> argparse.ArgumentParser:
         "127.0.0.1, [::1] or an --allow-host name) and acts only on its own page's requests, "
         "so another web page cannot play or start a game.")
     serve.add_argument("--agents", nargs="+", default=["heuristic"], metavar="SPEC",
-                       help="opponent agents, 1 to 5 (default: one heuristic)")
+                       help=f"opponent agents, 1 to 5 (default: one heuristic); {ENGINE_HELP}")
     serve.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
     serve.add_argument("--seed", type=NON_NEGATIVE, default=None,
                        help="the first game's deal seed (default: random)")

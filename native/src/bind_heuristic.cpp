@@ -307,16 +307,4 @@ void register_heuristic(py::module_& m) {
       },
       py::arg("core"), py::arg("weights"), py::arg("seat"),
       "The heuristic's valuations from `seat`'s view (tests compare them with Python's).");
-
-  m.def(
-      "_py_set_order",
-      [](const std::vector<int>& keys) {
-        for (int k : keys)
-          if (k < 0 || k >= (1 << 20)) throw py::value_error("keys must be small non-negative ints");
-        std::vector<int> out(keys.size());
-        int n = zav::heur::py_set_order(keys.data(), static_cast<int>(keys.size()), out.data());
-        out.resize(n);
-        return out;
-      },
-      py::arg("keys"), "list(set(keys)) as CPython orders it (for the tests).");
 }

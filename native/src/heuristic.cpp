@@ -6,7 +6,8 @@
 // * Python ints become doubles only where the values are small integers (exact);
 // * max(a, b) / min(a, b) return the FIRST argument on ties (pymax / pymin); max(seq, key=...)
 //   and min(seq, key=...) return the first extreme element;
-// * `for a in set(legal)` visits the actions in CPython's set order (heur::py_set_order).
+// * loops visit actions in ascending index or in the order of the legal list, as Python does
+//   (no Python set is iterated, so no hash-table order needs imitating).
 
 #include "python_floats.hpp"  // first: no fused multiply-add
 
@@ -335,81 +336,6 @@ int spend_budget(const GameState& s, int viewer) {
   return liquid(me) + inactive_sale;
 }
 
-// CPython's setobject.c (3.x, LINEAR_PROBES 9, PERTURB_SHIFT 5, PySet_MINSIZE 8): set(keys) adds
-// the keys one by one (set_add_entry), resizing to the smallest power of two > 4 x used when
-// fill x 5 >= mask x 3 (set_table_resize re-inserts in old-table order with set_insert_clean);
-// iteration walks the table.  hash(i) == i for the small non-negative ints used here.
-int py_set_order(const int* keys, int n, int* out) {
-  constexpr int LINEAR_PROBES = 9;
-  constexpr int PERTURB_SHIFT = 5;
-  std::vector<int> table(8, -1), old;
-  std::size_t mask = 7;
-  int fill = 0, used = 0;
-  auto insert_clean = [&](int key) {
-    std::size_t perturb = static_cast<std::size_t>(key);
-    std::size_t i = static_cast<std::size_t>(key) & mask;
-    while (true) {
-      if (table[i] < 0) {
-        table[i] = key;
-        return;
-      }
-      if (i + LINEAR_PROBES <= mask) {
-        for (std::size_t j = 1; j <= LINEAR_PROBES; ++j)
-          if (table[i + j] < 0) {
-            table[i + j] = key;
-            return;
-          }
-      }
-      perturb >>= PERTURB_SHIFT;
-      i = (i * 5 + 1 + perturb) & mask;
-    }
-  };
-  for (int idx = 0; idx < n; ++idx) {
-    int key = keys[idx];
-    std::size_t perturb = static_cast<std::size_t>(key);
-    std::size_t i = static_cast<std::size_t>(key) & mask;
-    bool added = false;
-    while (true) {
-      std::size_t e = i;
-      int probes = (i + LINEAR_PROBES <= mask) ? LINEAR_PROBES : 0;
-      bool done = false;
-      while (true) {
-        if (table[e] < 0) {
-          table[e] = key;
-          ++fill;
-          ++used;
-          added = done = true;
-          break;
-        }
-        if (table[e] == key) {
-          done = true;
-          break;
-        }
-        ++e;
-        if (probes-- == 0) break;
-      }
-      if (done) break;
-      perturb >>= PERTURB_SHIFT;
-      i = (i * 5 + 1 + perturb) & mask;
-    }
-    if (added && static_cast<std::size_t>(fill) * 5 >= mask * 3) {
-      std::size_t minused = static_cast<std::size_t>(used) * 4;
-      std::size_t newsize = 8;
-      while (newsize <= minused) newsize <<= 1;
-      old.swap(table);
-      table.assign(newsize, -1);
-      mask = newsize - 1;
-      for (int k : old)
-        if (k >= 0) insert_clean(k);
-      fill = used;
-    }
-  }
-  int m = 0;
-  for (int k : table)
-    if (k >= 0) out[m++] = k;
-  return m;
-}
-
 }  // namespace heur
 
 // ---- phase 3: the turn --------------------------------------------------------------------------
@@ -425,7 +351,7 @@ struct GemPlan {
 class Turn {
  public:
   Turn(const GameState& s, int seat, const HeuristicWeights& w, const int* legal, int n_legal)
-      : s_(s), seat_(seat), w_(w), me_(s.players[seat]), legal_(legal), n_legal_(n_legal) {
+      : s_(s), seat_(seat), w_(w), me_(s.players[seat]) {
     for (int a = 0; a < NUM_ACTIONS; ++a) in_legal_[a] = false;
     for (int i = 0; i < n_legal; ++i)
       if (legal[i] >= 0 && legal[i] < NUM_ACTIONS) in_legal_[legal[i]] = true;
@@ -493,20 +419,16 @@ class Turn {
     int cash = liquid(me_);
     int best = -1, best_price = 0;
     double best_ratio = 0.0;
-    int order[NUM_ACTIONS];
-    int n = n_legal_ < NUM_ACTIONS ? n_legal_ : NUM_ACTIONS;
-    n = heur::py_set_order(legal_, n, order);  // for a in self.legal (a set)
-    for (int idx = 0; idx < n; ++idx) {
-      int a = order[idx];
+    // Ascending action index (as heuristic.py): exact ties go to the lowest opening.
+    for (int a = act::OPEN_ARTIFACT; a < act::BID; ++a) {
+      if (!legal(a)) continue;
       int kind, item;
-      if (act::OPEN_ARTIFACT <= a && a < act::OPEN_SENTINEL) {
+      if (a < act::OPEN_SENTINEL) {
         kind = ITEM_ARTIFACT;
         item = a - act::OPEN_ARTIFACT;
-      } else if (act::OPEN_SENTINEL <= a && a < act::BID) {
+      } else {
         kind = ITEM_SENTINEL;
         item = a - act::OPEN_SENTINEL;
-      } else {
-        continue;
       }
       int min_bid = kind == ITEM_ARTIFACT ? ARTIFACTS[item].min_bid : SENTINEL_MIN_BID;
       int price = item_price(s_, me_, kind, item, min_bid);
@@ -597,8 +519,6 @@ class Turn {
   int seat_;
   const HeuristicWeights& w_;
   const PlayerState& me_;
-  const int* legal_;
-  int n_legal_;
   bool in_legal_[NUM_ACTIONS];
   double r_ = 0.0;
   int excess_ = 0;

@@ -63,10 +63,6 @@ double bid_limit(const GameState& s, int viewer, int kind, int item, const Heuri
 int storable(const GameState& s, int viewer);
 int excess(const GameState& s, int viewer);
 int spend_budget(const GameState& s, int viewer);
-// Iteration order of CPython's set(keys) for distinct small non-negative ints inserted in the
-// given order (hash(i) == i): what `for a in set(legal)` visits.  out has room for n; returns
-// the number of distinct keys written.
-int py_set_order(const int* keys, int n, int* out);
 }  // namespace heur
 
 }  // namespace zav

@@ -91,8 +91,8 @@ class Game:
     :meth:`read_state`, which works the same on both.
     """
 
-    # _core, _config and _snapshot belong to NativeGame; declaring them here gives both
-    # classes one layout, so a native game can hand itself over to Python (see .native).
+    # _core, _config and _snapshot belong to NativeGame (a subclass may not add slots to a
+    # class whose instances it shares a layout with; one layout keeps both simple).
     __slots__ = ("state", "seed", "_legal", "_core", "_config", "_snapshot")
     _core: Any
     _config: GameConfig
@@ -166,6 +166,12 @@ class Game:
         """The state, for reading: here the live state itself; on the native backend a copy
         taken after the last change (edits to it never reach the game)."""
         return self.state
+
+    def to_python(self) -> Game:
+        """This game on the Python backend, e.g. to edit its :attr:`state`: the game itself
+        here; on the native backend a new Python game holding a copy of the state (the
+        native game is left as it is).  Use as ``game = game.to_python()``."""
+        return self
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know now: a :class:`PlayerView` of :meth:`read_state` (on the

@@ -15,10 +15,11 @@ Reading the state.  The Python backend's ``game.state`` is the live, editable
 
 * :meth:`Game.read_state` gives a :class:`GameState` to *read* (a copy made after each change,
   cached until the next one); agents, the viewer and the outcome use it.
-* ``game.state`` on a native game hands the game over to the Python backend (the state is
-  copied out once and the game continues in Python), because the caller may edit it.  The
-  game stays correct and only loses native speed; :attr:`Game.backend` then says
-  ``"python"``.
+* ``game.state`` (the live state, to edit) exists only on the Python backend; on a native game
+  it raises a one-line ``NoLiveStateError`` (an ``AttributeError``).  ``game.to_python()``
+  converts explicitly: a new Python game holding a copy of the state (the native game is
+  left as it is; on a Python game it returns the game itself).  A native game never changes
+  backend by itself.
 """
 
 from __future__ import annotations

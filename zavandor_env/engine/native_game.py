@@ -10,13 +10,18 @@ from .game import FORMAT_VERSION, Game, check_seed
 from .state import GameState, Phase
 from .view import NativeView, PlayerView
 
-# Game's own "state" slot: NativeGame hides it behind a property and fills it only when the
-# game is handed over to the Python backend.
-_STATE_SLOT: Any = Game.__dict__["state"]
+
+class NoLiveStateError(AttributeError):
+    """``game.state`` on a native game, which has no live Python state to hand out."""
 
 
 class NativeGame(Game):
-    """A :class:`Game` whose rules run in the C++ core (see :mod:`.native`)."""
+    """A :class:`Game` whose rules run in the C++ core (see :mod:`.native`).
+
+    It stays native for its whole life: it has no live, editable :attr:`state` (reading it
+    raises :class:`NoLiveStateError`); :meth:`read_state` gives a copy to read and
+    :meth:`to_python` a Python game to edit.
+    """
 
     __slots__ = ()
 
@@ -26,32 +31,30 @@ class NativeGame(Game):
 
     @property
     def native_core(self) -> Any:
-        """The C++ core object (``_native.Core``): for the native observation encoder
-        and batched stepping; its methods skip this class's checks."""
+        """The C++ core object (``_native.Core``): for the native observation encoder and
+        batched stepping; its methods skip this class's checks."""
         return self._core
 
     # ---- reading -------------------------------------------------------------------
-    @property  # type: ignore[override]  # read-only here: reading it hands the game over
+    @property  # type: ignore[override]  # no live state here: read_state() or to_python()
     def state(self) -> GameState:  # type: ignore[override]
-        """Hands this game over to the Python backend and returns its live state (see
-        the :mod:`.native` docstring); use :meth:`read_state` to read without that."""
-        state = self.read_state()
-        _STATE_SLOT.__set__(self, state)  # the Python slot, unused until now
-        self._core = None
-        self.__class__ = Game  # type: ignore[assignment]  # same slots: now the Python methods
-        return state
+        """Refused (:class:`NoLiveStateError`): the state lives in the C++ core.  Read it
+        with :meth:`read_state`; edit it on ``game = game.to_python()``."""
+        raise NoLiveStateError("a native game has no live Python state: read it with "
+                               "game.read_state(), or edit it on game = game.to_python()")
 
-    # Every method first checks that the game is still native: a method can be looked up
-    # before a handover and called after it (``game.apply(policy(game))`` binds ``apply``,
-    # then ``policy`` reads ``game.state``); it then runs as the Python method.
+    def to_python(self) -> Game:
+        """A new Python game holding a copy of this game's state (this game is unchanged)."""
+        game = Game(GameState.from_dict(self._core.to_state_dict()), self.seed)
+        game._legal = self._legal
+        return game
+
     def view(self, seat: int) -> PlayerView:
-        if self._core is None:
-            return Game.view(self, seat)
         return NativeView(self._core, seat, self.read_state)
 
     def read_state(self) -> GameState:
-        if self._core is None:
-            return Game.read_state(self)
+        """A copy of the state taken after the last change (cached until the next one;
+        edits to it never reach the game)."""
         snapshot = self._snapshot
         if snapshot is None:
             snapshot = GameState.from_dict(self._core.to_state_dict())
@@ -104,28 +107,20 @@ class NativeGame(Game):
         return self._core.history()
 
     def legal_actions(self) -> tuple[int, ...]:
-        if self._core is None:
-            return Game.legal_actions(self)
         legal = self._legal
         if legal is None:
             legal = self._legal = self._core.legal_actions()
         return legal
 
     def scores(self) -> list[int]:
-        if self._core is None:
-            return Game.scores(self)
         return self._core.scores()
 
     def winners(self) -> list[int]:
-        if self._core is None:
-            return Game.winners(self)
         return self._core.winners()
 
     # ---- acting --------------------------------------------------------------------
     def apply(self, action: int, *, stop_at_round_end: bool = False) -> None:
         core = self._core
-        if core is None:
-            return Game.apply(self, action, stop_at_round_end=stop_at_round_end)
         if core.phase == Phase.ROUND_END:
             Game._refuse_at_round_end(self, action)
         index = action if type(action) is int else as_action_index(action)
@@ -136,8 +131,6 @@ class NativeGame(Game):
         self._snapshot = None
 
     def advance(self, *, stop_at_round_end: bool = False) -> None:
-        if self._core is None:
-            return Game.advance(self, stop_at_round_end=stop_at_round_end)
         if self._core.phase != Phase.ROUND_END:
             Game._refuse_advance(self)
         self._core.advance(stop_at_round_end)
@@ -145,22 +138,15 @@ class NativeGame(Game):
         self._snapshot = None
 
     def reseed(self, seed: Any) -> None:
-
-        if self._core is None:
-            return Game.reseed(self, seed)
         self._core.reseed(check_seed(seed))
         self._snapshot = None
 
     def clone(self) -> Game:
-        if self._core is None:
-            return Game.clone(self)
         copy = NativeGame.wrap(self._core.clone(), self._config, self.seed)
         copy._legal = self._legal
         return copy
 
     def to_dict(self) -> dict[str, Any]:
-        if self._core is None:
-            return Game.to_dict(self)
         return {"format": FORMAT_VERSION, "seed": self.seed,
                 "state": self._core.to_state_dict()}
 
@@ -169,7 +155,6 @@ class NativeGame(Game):
     def wrap(cls, core: Any, config: Any, seed: int | None) -> NativeGame:
         """A game around a native ``core`` (a ``_native.Core``) of ``config``."""
         game = cls.__new__(cls)
-        _STATE_SLOT.__set__(game, None)
         game._core = core
         game._config = config
         game.seed = seed
