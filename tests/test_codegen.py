@@ -162,7 +162,7 @@ def test_the_native_defaults_and_field_lists_are_the_python_ones() -> None:
     # parameters), not the heuristic it once defaulted to.
     assert MCTSAgent(engine="python").policy == "planner"
     game = Game.new(GameConfig(), seed=1)
-    core = _native.Core.from_state_dict(game.state.to_dict())
+    core = _native.Core.from_state_dict(game.read_state().to_dict())
     weights = _native.HeuristicWeights(resolve_weights(None).to_dict())
     with pytest.raises(ValueError, match="the planner needs 'planner'"):
         _native.mcts_search(core, game.current_player, list(game.legal_actions()), {},

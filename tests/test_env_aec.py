@@ -95,7 +95,7 @@ def test_agent_selection_follows_the_deciding_player_including_out_of_turn_bidde
 
 
 def test_mirror_victims_are_selected_out_of_turn_to_choose_their_gem() -> None:
-    e = raw_env(num_players=3)
+    e = raw_env(num_players=3, backend="python")  # a state edited by hand: the Python engine
     e.reset(seed=4)
     state = e.game.state
     opener = state.turn_player
@@ -178,7 +178,7 @@ def test_a_truncated_game_pays_truncation_reward_to_every_seat() -> None:
     # Without the Curse, random players never finish: max_rounds cuts the game off.
     e = raw_env(num_players=2, max_rounds=2, allow_overbid=False, vp_delta=0)
     totals = _play_out(e, seed=5)
-    assert e.game.truncated and not e.game.terminated and e.game.state.round == 2
+    assert e.game.truncated and not e.game.terminated and e.game.read_state().round == 2
     assert totals == {"player_0": -1.0, "player_1": -1.0}
     e = raw_env(num_players=3, max_rounds=2, allow_overbid=False, vp_delta=0,
                 truncation_reward=-0.25)
