@@ -295,7 +295,6 @@ def test_play_heuristic_limits_and_random_seats() -> None:
 # ---- the larger run --------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-@pytest.mark.usefixtures("only_with_slow_selected")
 def test_many_decisions_match(num_players: int) -> None:
     total, seed = 0, 0
     while total < 20_000:

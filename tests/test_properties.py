@@ -50,6 +50,9 @@ from zavandor_env.engine.queries import active_slots, liquid
 from zavandor_env.engine.scoring import gem_vp, victory_points
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 GAMES = 1000
 CHUNKS = 20
 GAMES_PER_CHUNK = GAMES // CHUNKS

@@ -80,6 +80,8 @@ def test_readme_setup_commands_are_what_ci_runs() -> None:
         assert words[2:] in ci_installs, f"{part!r} is not what .ci/run installs"
     assert install.split("&&")[-1].strip() == "zavandor train"
     assert tests in ci, f"README's test command {tests!r} is not what .ci/run runs"
+    slow = f"{tests} -m slow"  # the slow tier, named next to the first screen
+    assert f"`{slow}`" in README and slow in ci
 
 
 def _command_blocks() -> list[list[str]]:
