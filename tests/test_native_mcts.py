@@ -480,13 +480,23 @@ def test_native_flat_search_around_the_planner_beats_the_planner():
     """The default search (around the planner: its prior, rollouts and opponent model) against
     the planner at 64 playouts a decision.  Measured: 15 wins, 0 losses on these 16 deals, 40
     and 0 on 40 others (seeds 1000+); around the heuristic the same search scores 6 and 9 here
-    (0.16 at 0.05 s a move over 200 games, docs/benchmarks.md), so this tests the policy
-    option, not only the search."""
+    (0.16 at 0.05 s a move over 200 games, docs/benchmarks.md)."""
     wins, losses = _wins_losses(16, 64, first_seed=500, opponent=PlannerAgent)
     assert wins >= 13, (wins, losses)
-    wins, losses = _wins_losses(16, 64, first_seed=500, opponent=PlannerAgent,
-                                policy="heuristic")
-    assert wins <= 10, (wins, losses)
+
+
+def test_native_flat_search_plays_around_the_policy_it_is_given():
+    """``policy`` picks the search's prior, rollouts and opponent model: on the same deal and
+    seeds the search around the heuristic plays other moves than the one around the planner
+    (how much weaker it is there is a measurement: docs/benchmarks.md)."""
+    def actions(policy: str) -> list[int]:
+        agents = [MCTSAgent(seed=0, iterations=64, engine="native", policy=policy),
+                  PlannerAgent(seed=0)]
+        replay = play_game(agents, seed=500, record_replay=True).replay
+        assert replay is not None
+        return list(replay["actions"])
+
+    assert actions("planner") != actions("heuristic")
 
 
 @pytest.mark.slow
