@@ -226,6 +226,7 @@ def test_same_seed_seat_and_game_give_the_same_decisions(n: int) -> None:
     assert decisions(3, [PlannerAgent(seed=99) for _ in range(n)]) == first  # reset reseeds
 
 
+@pytest.mark.slow  # a strength check over 120-200 games
 @pytest.mark.parametrize("n, games, floor", [(2, 200, 0.62), (4, 120, 0.40)])
 def test_the_planner_beats_naive_on_fixed_deals(n: int, games: int, floor: float) -> None:
     """A regression guard for the measured edge (docs/benchmarks.md: 0.74 at 2 players, 0.60

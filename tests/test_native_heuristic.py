@@ -168,7 +168,8 @@ def test_python_set_order() -> None:
 
 
 # ---- differential games ----------------------------------------------------------------------
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("num_players", [2, 3, 4, pytest.param(5, marks=pytest.mark.slow),
+                                         pytest.param(6, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("allow_overbid", [True, False])
 def test_decisions_match(num_players: int, allow_overbid: bool) -> None:
     config = GameConfig(num_players=num_players, allow_overbid=allow_overbid)

@@ -453,6 +453,7 @@ def _wins_losses(games: int, iterations: int, first_seed: int, opponent=Heuristi
     return wins, losses
 
 
+@pytest.mark.slow  # a strength check over 16-20 games
 def test_native_tree_mcts_is_at_least_as_strong_as_the_heuristic():
     """The old tree search at the budget of configs/eval/mcts_vs_heuristic_2p.yaml (16
     iterations, one-round horizon; docs/benchmarks.md measures the Python search at 0.78
@@ -465,6 +466,7 @@ def test_native_tree_mcts_is_at_least_as_strong_as_the_heuristic():
     assert wins >= losses, (wins, losses)
 
 
+@pytest.mark.slow  # a strength check over 16-20 games
 def test_native_flat_search_beats_the_heuristic():
     """The flat search around the heuristic (the default before the planner) at a small fixed
     budget (100 playouts a decision).  Measured
@@ -476,6 +478,7 @@ def test_native_flat_search_beats_the_heuristic():
     assert wins >= 10, (wins, losses)
 
 
+@pytest.mark.slow  # a strength check over 16-20 games
 def test_native_flat_search_around_the_planner_beats_the_planner():
     """The default search (around the planner: its prior, rollouts and opponent model) against
     the planner at 64 playouts a decision.  Measured: 15 wins, 0 losses on these 16 deals, 40

@@ -48,7 +48,14 @@ def test_readme_has_code_blocks() -> None:
     assert len(PYTHON_BLOCKS) >= 3 and len(BASH_BLOCKS) >= 2
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+def _first_slow(count: int) -> list[object]:
+    """Block indices, the first in the slow tier: README's first python block is the
+    quickstart (a training run); its first command block runs eval, replay, bench and
+    selfcheck one after another."""
+    return [pytest.param(i, marks=pytest.mark.slow) if i == 0 else i for i in range(count)]
+
+
+@pytest.mark.parametrize("index", _first_slow(len(PYTHON_BLOCKS)))
 def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
     code = SHORTEN.sub(lambda m: f"{m.group(1)}{m.group(2)}", PYTHON_BLOCKS[index])
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(),
@@ -92,7 +99,7 @@ def _command_blocks() -> list[list[str]]:
     return [b for b in blocks if b]
 
 
-@pytest.mark.parametrize("index", range(len(_command_blocks())))
+@pytest.mark.parametrize("index", _first_slow(len(_command_blocks())))
 def test_readme_commands_run_in_order(index: int, tmp_path: Path) -> None:
     """A block's commands run one after another in one empty folder, as a user types them
     (a later command may read what an earlier one wrote)."""
