@@ -200,6 +200,7 @@ def _property_game(index: int) -> tuple[list[Agent], GameConfig]:
     return agents, rule_variant(index // 20, n)
 
 
+@pytest.mark.slow  # 150 games
 def test_property_games_end_by_the_rules_without_stalling_or_fallbacks() -> None:
     """150 seeded games, 2-6 players, against naive / random / heuristic / itself, with the
     rulebook's options and three flipped: every game ends by the rules, no planner ever needs

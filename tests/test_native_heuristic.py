@@ -212,6 +212,7 @@ def test_weights_file(tmp_path: Any) -> None:
         compare_game(GameConfig(num_players=n), 7 + n, w, {0} if n > 2 else set())
 
 
+@pytest.mark.slow  # test_weights_file checks other weights in the fast tier
 def test_random_weight_sets() -> None:
     for k in range(5):
         rng = random.Random(k)
