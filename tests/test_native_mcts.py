@@ -106,7 +106,9 @@ OLD = {"algorithm": "tree", "horizon_rounds": 1, "policy": "heuristic"}
 OLD_AGENT = {**OLD, "no_ruin": False}
 
 
-@pytest.mark.parametrize("variant", [
+# Search options checked against the Python search: every other one in the fast tier, all in
+# the slow tier.
+VARIANTS = [
     {},
     OLD,
     {**OLD, "rollout": "random", "horizon_rounds": 2, "avoid_curse": False},
@@ -123,7 +125,11 @@ OLD_AGENT = {**OLD, "no_ruin": False}
     {"rollout": "naive", "horizon_rounds": 2},
     {**OLD, "policy": "planner", "opponent_model": "policy", "horizon_rounds": 0},
     {**OLD, "policy": "naive", "rollout": "random"},
-])
+]
+
+
+@pytest.mark.parametrize("variant", [v if i % 2 == 0 else pytest.param(v, marks=pytest.mark.slow)
+                                     for i, v in enumerate(VARIANTS)])
 def test_native_search_grows_the_python_search_tree(variant):
     checked = 0
     for game in _positions(per_count=1):

@@ -257,7 +257,7 @@ def play_checked(seed: int) -> Game:
 
 # The fast tier plays the first FAST_CHUNKS chunks (every player count, both policies, every
 # rule option flipped in some game); the slow tier plays the other games of the 1000.
-FAST_CHUNKS = 2
+FAST_CHUNKS = 1
 
 
 @pytest.mark.parametrize("chunk", [c if c < FAST_CHUNKS else pytest.param(c, marks=pytest.mark.slow)
