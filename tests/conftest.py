@@ -1,9 +1,14 @@
 """Shared test setup: the rule and property suites run on both engine backends.
 
-Every test of the modules in :data:`BOTH_BACKENDS` runs twice, once with the native core and
-once with the pure-Python engine as the default backend (``ZAVANDOR_BACKEND``), so a scenario
-built with ``scenario.build`` or a game made by ``Game.new`` is checked on each.  Without the
-native core only the Python run exists.
+Every test marked ``both_backends`` (the rules modules mark themselves with a module-level
+``pytestmark = pytest.mark.both_backends``) runs twice, once with the native core and once
+with the pure-Python engine as the default backend (``ZAVANDOR_BACKEND``), so a scenario built
+with ``scenario.build`` or a game made by ``Game.new`` is checked on each.  Without the native
+core only the Python run exists.
+
+Two tiers: README's ``python -m pytest -n 2 -q`` runs the fast tier (pyproject's addopts
+deselect ``slow``); ``python -m pytest -n 2 -q -m slow`` runs the slow tier (wheel builds,
+training runs, long differential and strength runs), which ``.ci/run`` runs after the fast one.
 """
 
 from __future__ import annotations
@@ -15,16 +20,11 @@ import pytest
 
 from zavandor_env.engine import native_available
 
-BOTH_BACKENDS = frozenset({
-    "test_rules_auction", "test_rules_round", "test_rules_scenario", "test_rules_turn",
-    "test_properties", "test_golden_replays", "test_engine_api", "test_engine_scripting",
-    "test_economy",
-})
 BACKENDS = ("native", "python") if native_available() else ("python",)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_BACKENDS:
+    if metafunc.definition.get_closest_marker("both_backends") is not None:
         metafunc.fixturenames.append("engine_backend")
         metafunc.parametrize("engine_backend", BACKENDS, indirect=True)
 
@@ -45,15 +45,6 @@ def _engine_backend_env(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     backend = callspec.params.get("engine_backend") if callspec is not None else None
     if backend is not None:
         monkeypatch.setenv("ZAVANDOR_BACKEND", backend)
-
-
-@pytest.fixture
-def only_with_slow_selected(request: pytest.FixtureRequest) -> None:
-    """Skips the test unless the run selects slow tests (``pytest -m slow``): for comparisons
-    too long even for the default run's slow marker."""
-    expr = request.config.getoption("markexpr") or ""
-    if "slow" not in expr or "not slow" in expr:
-        pytest.skip("run with -m slow")
 
 
 @pytest.fixture

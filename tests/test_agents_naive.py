@@ -92,6 +92,7 @@ def _check_turn_invariants(agent: RecordingNaive, no_undo: bool) -> None:
                 deactivated.add(gem)
 
 
+@pytest.mark.slow  # 240 games
 def test_property_games_end_legally_without_stalling() -> None:
     """>= 200 seeded games, 2-6 players, naive vs naive / random / heuristic: every action is
     legal (the engine raises otherwise), the policy never needs its safe fallback, every game

@@ -200,6 +200,7 @@ def _property_game(index: int) -> tuple[list[Agent], GameConfig]:
     return agents, rule_variant(index // 20, n)
 
 
+@pytest.mark.slow  # 150 games
 def test_property_games_end_by_the_rules_without_stalling_or_fallbacks() -> None:
     """150 seeded games, 2-6 players, against naive / random / heuristic / itself, with the
     rulebook's options and three flipped: every game ends by the rules, no planner ever needs
@@ -226,6 +227,7 @@ def test_same_seed_seat_and_game_give_the_same_decisions(n: int) -> None:
     assert decisions(3, [PlannerAgent(seed=99) for _ in range(n)]) == first  # reset reseeds
 
 
+@pytest.mark.slow  # a strength check over 120-200 games
 @pytest.mark.parametrize("n, games, floor", [(2, 200, 0.62), (4, 120, 0.40)])
 def test_the_planner_beats_naive_on_fixed_deals(n: int, games: int, floor: float) -> None:
     """A regression guard for the measured edge (docs/benchmarks.md: 0.74 at 2 players, 0.60

@@ -5,8 +5,8 @@ Needs Debian's ``chromium`` and ``chromium-driver`` packages (``/usr/bin/chromiu
 skipped with the reason.  The driver is given by path, so Selenium Manager never tries to
 download a browser.
 
-``ZAVANDOR_SCREENSHOTS=DIR`` also writes the documentation's pictures (``viewer.png``,
-``serve.png``) to DIR (``docs/images``).
+The documentation's pictures (``docs/images/viewer.png``, ``serve.png``) are written by a
+script, ``python -m tests.screenshots docs/images``, which uses this module's browser set-up.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.agents.match import play_game
 from zavandor_env.agents.policy import PolicyAgent
 from zavandor_env.engine import Game
-from zavandor_env.web.server import AppServer, Table
+from zavandor_env.web.server import AppServer
 from zavandor_env.web.viewer import render_html
 
 CHROMIUM = os.environ.get("ZAVANDOR_CHROMIUM", "/usr/bin/chromium")
@@ -57,8 +57,8 @@ def test_ci_has_a_browser() -> None:
 _NO_BROWSER = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def start_browser() -> Any:
+    """A headless Chromium (Selenium's driver) with the documentation pictures' window size."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -69,6 +69,12 @@ def browser() -> Iterator[Any]:
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(WAIT)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    driver = start_browser()
     try:
         yield driver
     finally:
@@ -95,11 +101,6 @@ def press(driver: Any, key: str) -> None:
 
 def shown_index(driver: Any) -> int:
     return int(driver.find_element("tag name", "body").get_attribute("data-index"))
-
-
-def screenshot_dir() -> Path | None:
-    target = os.environ.get("ZAVANDOR_SCREENSHOTS")
-    return Path(target) if target else None
 
 
 # ---- the replay viewer ---------------------------------------------------------------------
@@ -172,32 +173,34 @@ def test_viewer_steps_jumps_and_shows_the_final_vp(browser: Any,
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
-@_NO_BROWSER
-def test_viewer_shows_the_policys_view(browser: Any, tmp_path: Path) -> None:
+def open_policy_replay(browser: Any, folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A replay of the committed 2-player policy against the heuristic, opened in ``browser``
+    at a mid-game decision with a few candidates (also the docs' picture): (record, note)."""
     result = play_game([PolicyAgent(CHECKPOINT, seed=0), HeuristicAgent(seed=1)], seed=2,
                        record_replay=True)
     assert result.replay is not None
     record = {**result.replay, "agents": ["policy", "heuristic"]}
-    page = tmp_path / "policy.html"
+    page = folder / "policy.html"
     page.write_text(render_html(record, title="Zavandor replay: policy vs heuristic"))
     browser.get(page.as_uri())
-    assert by_id(browser, "policy-panel").is_displayed()
-    # A mid-game decision with a few candidates (also the docs' picture).
     half = len(record["actions"]) // 2
     note = next(n for n in record["annotations"] if len(n["probs"]) >= 3
                 and n["decision"] >= half)
     browser.execute_script("const s = document.getElementById('slider');"
                            f"s.value = {note['decision']}; s.dispatchEvent(new Event('input'));")
+    return record, note
+
+
+@_NO_BROWSER
+def test_viewer_shows_the_policys_view(browser: Any, tmp_path: Path) -> None:
+    _record, note = open_policy_replay(browser, tmp_path)
+    assert by_id(browser, "policy-panel").is_displayed()
     rows = browser.find_elements("css selector", "#policy .prob")
     assert [r.find_element("css selector", ".name").text for r in rows] == list(note["probs"])
     assert "value estimate" in by_id(browser, "policy").text
     # The committed 2-player file carries the critic: the estimate is shown to 3 decimals.
     assert note["value"] is not None
     assert f"value estimate: {note['value']:.3f}" in by_id(browser, "policy").text
-    if (target := screenshot_dir()) is not None:
-        target.mkdir(parents=True, exist_ok=True)
-        browser.execute_script("window.scrollTo(0, 0)")
-        browser.save_screenshot(str(target / "viewer.png"))
 
 
 # ---- the web app (the ``app`` fixture is in conftest.py) --------------------------------
@@ -255,36 +258,16 @@ def test_web_app_plays_a_whole_game_by_clicks(browser: Any, app: AppServer) -> N
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
+@pytest.mark.slow
 @_NO_BROWSER
-def test_web_app_screenshot_against_the_heuristic(browser: Any) -> None:
-    """A mid-game picture for the docs (written only with ZAVANDOR_SCREENSHOTS)."""
-    target = screenshot_dir()
-    if target is None:
-        pytest.skip("set ZAVANDOR_SCREENSHOTS=docs/images to write the docs' pictures")
-    server = AppServer(Table(["heuristic"], seat=0, seed=12), port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        browser.get(server.url)
-        body = browser.find_element("tag name", "body")
-        preferred = ("buy_sapphire", "buy_opal", "activate", "advance", "bid_plus_1", "pass",
-                     "end_block", "end_turn")
-        for _ in range(60):  # sensible moves: buy gems, bid a little, then move on
-            if server.table.game.state.round >= 4 and server.table.auctions:
-                break
-            buttons = browser.find_elements("css selector", "#actions button.action")
-            names = [b.text for b in buttons]
-            pick = next((buttons[names.index(n)] for p in preferred for n in names
-                         if n.startswith(p)), buttons[0])
-            before = body.get_attribute("data-decision")
-            pick.click()
-            wait_for_new_decision(browser, before)
-        target.mkdir(parents=True, exist_ok=True)
-        browser.save_screenshot(str(target / "serve.png"))
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+def test_the_screenshot_script_writes_the_docs_pictures(tmp_path: Path) -> None:
+    """``python -m tests.screenshots DIR`` (docs/images' pictures) writes both PNG files."""
+    from tests import screenshots
+
+    assert screenshots.main([str(tmp_path / "images")]) == 0
+    for name in ("viewer.png", "serve.png"):
+        data = (tmp_path / "images" / name).read_bytes()
+        assert data.startswith(b"\x89PNG\r\n") and len(data) > 10_000, name
 
 
 # ---- another origin against the web app ----------------------------------------------------

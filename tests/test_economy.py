@@ -31,6 +31,9 @@ from zavandor_env.engine.economy import (
     settle,
 )
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 ONE, TWO, FIVE, TEN = (DUST_TOKEN[v] for v in DUST_CHITS)
 
 

@@ -27,6 +27,9 @@ from zavandor_env.engine import (
 from zavandor_env.engine.actions import END_BLOCK, END_TURN
 from zavandor_env.engine.data import CHARACTERS
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 
 def game_where(
     predicate: Callable[[Game], bool], num_players: int = 3, kind: str = "thrifty"

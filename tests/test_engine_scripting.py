@@ -26,6 +26,9 @@ from zavandor_env.engine.actions import END_TURN, string_to_action
 from zavandor_env.engine.scenario import build, play
 from zavandor_env.engine.scoring import victory_points
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 
 # ---- exported enums ----------------------------------------------------------------------------
 @pytest.mark.parametrize(

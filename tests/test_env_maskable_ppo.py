@@ -14,10 +14,11 @@ def test_maskable_ppo_trains_without_illegal_actions() -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     envs = DummyVecEnv([lambda: SingleAgentEnv(num_players=2, max_rounds=4) for _ in range(2)])
-    model = sb3_contrib.MaskablePPO("MlpPolicy", envs, n_steps=64, batch_size=64, n_epochs=2,
+    # One rollout (2 envs x 64 steps) and one update: a training step, not a training run.
+    model = sb3_contrib.MaskablePPO("MlpPolicy", envs, n_steps=64, batch_size=64, n_epochs=1,
                                     seed=0, device="cpu", verbose=0)
-    model.learn(total_timesteps=256)
-    assert model.num_timesteps >= 256
+    model.learn(total_timesteps=128)
+    assert model.num_timesteps >= 128
     assert [env.illegal_actions for env in envs.envs] == [0, 0]
     obs = envs.reset()
     actions, _ = model.predict(obs, action_masks=np.stack(envs.env_method("action_masks")))

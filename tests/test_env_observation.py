@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tests.policies import POLICIES
+from tests.tiers import players
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import ACTION_NAMES
 from zavandor_env.engine.data import (
@@ -215,7 +216,7 @@ def reference_states() -> dict[int, list[GameState]]:
     return {n: _reference_states(n) for n in range(2, MAX_PLAYERS + 1)}
 
 
-@pytest.mark.parametrize("n", (2, 3, 4, 5, 6))
+@pytest.mark.parametrize("n", players())
 def test_fast_encoder_equals_the_field_by_field_reference_for_every_seat(
     n: int, reference_states: dict[int, list[GameState]]
 ) -> None:

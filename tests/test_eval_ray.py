@@ -45,6 +45,7 @@ def games_rows(out: Path) -> list[dict[str, str]]:
         return [{k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(fh)]
 
 
+@pytest.mark.slow  # a tournament on Ray through the command line
 def test_eval_on_ray_writes_the_local_pools_results(ray_local: Any, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     evaluate(tmp_path / "pool", "--workers", "2")
@@ -66,6 +67,7 @@ def test_eval_on_ray_writes_the_local_pools_results(ray_local: Any, tmp_path: Pa
     assert "wrote" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # starts a local Ray
 def test_run_tournament_on_ray_returns_the_same_records_in_the_same_order(
         ray_local: Any) -> None:
     config = TournamentConfig(agents=[parse_spec("heuristic"), parse_spec("random")],

@@ -3,16 +3,21 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.fuzz_saves import REGRESSIONS, run
 from zavandor_env.engine import Phase
 
-SAMPLE_SAVES = 800  # about 20 s: every phase and player count many times over
+# The fast tier's sample and the slow tier's (about 20 s): every phase and player count.
+FAST_SAVES, SAMPLE_SAVES = 200, 800
 
 
-def test_mutated_saves_are_refused_in_one_line_or_play_identically_on_both_backends() -> None:
-    report = run(SAMPLE_SAVES, seed=0)
+@pytest.mark.parametrize("saves", [FAST_SAVES, pytest.param(SAMPLE_SAVES, marks=pytest.mark.slow)])
+def test_mutated_saves_are_refused_in_one_line_or_play_identically_on_both_backends(
+        saves: int) -> None:
+    report = run(saves, seed=0)
     assert report.failures == []
-    assert report.tried == SAMPLE_SAVES + len(REGRESSIONS)
+    assert report.tried == saves + len(REGRESSIONS)
     assert report.outcomes["refused"] > 0 and report.outcomes["played"] > 0
     assert set(report.phases) == {p.name for p in Phase}
     assert set(report.players) == {2, 3, 4, 5, 6}

@@ -28,6 +28,9 @@ from tests.golden.regenerate import (
 )
 from zavandor_env.engine import Game
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN.glob("*.json"))
 

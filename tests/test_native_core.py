@@ -25,6 +25,7 @@ import random
 
 import pytest
 
+from tests.tiers import players  # noqa: E402
 from zavandor_env.engine import Game, GameConfig, Phase
 
 _native = pytest.importorskip("zavandor_env.engine._native")
@@ -135,7 +136,7 @@ def test_fixed_characters_and_options_at_the_start() -> None:
 
 
 # ---- differential play -------------------------------------------------------------------------
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("num_players", players())
 def test_uniform_play_matches(num_players: int) -> None:
     total = 0
     for seed in range(8):
@@ -172,7 +173,7 @@ def test_options_match(options: dict) -> None:
         play_both(thrifty, seed + 100, ThriftyPolicy(seed), limit=500, check_every=3)
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("num_players", players())
 def test_thrifty_games_to_the_end(num_players: int) -> None:
     """Long games that end by the rules: sentinels, level 4, reshuffles, concentrated cards."""
     config = GameConfig(num_players=num_players, allow_overbid=False)
@@ -263,7 +264,7 @@ def _python_game_from(data: dict) -> Game:
     return Game(GameState.from_dict(json.loads(json.dumps(data))))
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("num_players", players())
 def test_rare_corners_match(num_players: int) -> None:
     for seed in range(6):
         config = GameConfig(num_players=num_players, allow_overbid=seed % 3 == 0,
@@ -549,6 +550,15 @@ def test_payment_matches() -> None:
 
 
 # ---- the larger run ----------------------------------------------------------------------------
+@pytest.mark.parametrize("num_players", [2, 6])
+def test_backends_agree_in_a_short_selfcheck(num_players: int) -> None:
+    """The fast tier's sample of the run below: a few games of ``zavandor selfcheck``."""
+    from zavandor_env.selfcheck import run_selfcheck
+
+    report = run_selfcheck([num_players], games=2, seed=num_players)
+    assert report.decisions[num_players] > 0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 def test_backends_agree_over_100k_decisions(num_players: int) -> None:

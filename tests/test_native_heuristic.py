@@ -156,7 +156,8 @@ def test_weights_refuse_missing_and_unknown_keys() -> None:
 
 
 # ---- differential games ----------------------------------------------------------------------
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("num_players", [2, 3, 4, pytest.param(5, marks=pytest.mark.slow),
+                                         pytest.param(6, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("allow_overbid", [True, False])
 def test_decisions_match(num_players: int, allow_overbid: bool) -> None:
     config = GameConfig(num_players=num_players, allow_overbid=allow_overbid)
@@ -199,6 +200,7 @@ def test_weights_file(tmp_path: Any) -> None:
         compare_game(GameConfig(num_players=n), 7 + n, w, {0} if n > 2 else set())
 
 
+@pytest.mark.slow  # test_weights_file checks other weights in the fast tier
 def test_random_weight_sets() -> None:
     for k in range(5):
         rng = random.Random(k)
@@ -283,7 +285,6 @@ def test_play_heuristic_limits_and_random_seats() -> None:
 # ---- the larger run --------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-@pytest.mark.usefixtures("only_with_slow_selected")
 def test_many_decisions_match(num_players: int) -> None:
     total, seed = 0, 0
     while total < 20_000:

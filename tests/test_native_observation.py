@@ -21,6 +21,7 @@ if not hasattr(_native, "observe") or not hasattr(_native, "Core"):
     pytest.skip("the native module has no observation encoder", allow_module_level=True)
 
 from tests.policies import ThriftyPolicy, UniformPolicy  # noqa: E402
+from tests.tiers import players  # noqa: E402
 from zavandor_env.engine import NUM_ACTIONS, Game, GameConfig  # noqa: E402
 from zavandor_env.engine.view import PlayerView  # noqa: E402
 from zavandor_env.envs.observation import (  # noqa: E402
@@ -152,7 +153,7 @@ def test_the_env_layer_installs_the_layout_the_core_never_imports_it() -> None:
 
 
 # ---- bit-identical observations over whole games -----------------------------------------------
-@pytest.mark.parametrize("n", (2, 3, 4, 5, 6))
+@pytest.mark.parametrize("n", players())
 def test_uniform_games_without_overbid(n: int) -> None:
     # Without overbidding nobody is cursed, so uniform games run to the max_rounds truncation
     # (debts, gem sales, empty hands, many rounds).
@@ -164,7 +165,7 @@ def test_uniform_games_without_overbid(n: int) -> None:
     assert checker.checked > 500
 
 
-@pytest.mark.parametrize("n", (2, 3, 4, 5, 6))
+@pytest.mark.parametrize("n", players())
 def test_uniform_games_with_the_default_rules(n: int) -> None:
     # With overbidding, uniform bidders are soon cursed: short games, eliminations, debts.
     checker = _Checker()
@@ -174,7 +175,7 @@ def test_uniform_games_with_the_default_rules(n: int) -> None:
     assert checker.checked > 200
 
 
-@pytest.mark.parametrize("n", (2, 3, 4, 5, 6))
+@pytest.mark.parametrize("n", players())
 def test_thrifty_games_to_the_end(n: int) -> None:
     # Thrifty play reaches sentinels, level-4 fields, concentrated cards, reshuffled decks and
     # the real game end (>= 5 sentinels).
@@ -185,7 +186,7 @@ def test_thrifty_games_to_the_end(n: int) -> None:
     assert checker.checked > 300
 
 
-@pytest.mark.parametrize("n", (2, 3, 4, 5, 6))
+@pytest.mark.parametrize("n", players())
 def test_heuristic_games(n: int) -> None:
     from zavandor_env.agents.heuristic import HeuristicAgent
 

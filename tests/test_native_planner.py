@@ -35,6 +35,7 @@ from typing import Any, Literal
 import pytest
 
 from tests.agent_helpers import rule_variant
+from tests.tiers import players
 from zavandor_env.agents.naive import NaiveAgent
 from zavandor_env.agents.planner import PlannerAgent, PlannerParams, resolve_params
 from zavandor_env.engine import Game, GameConfig, Phase, PlayerView, action_to_string
@@ -202,7 +203,7 @@ def random_params(rng: random.Random) -> PlannerParams:
 
 
 # ---- differential games ----------------------------------------------------------------------
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("num_players", players())
 @pytest.mark.parametrize("kind", ["naive", "planner"])
 def test_pure_tables_match(kind: SeatKind, num_players: int) -> None:
     config = GameConfig(num_players=num_players)
@@ -211,7 +212,7 @@ def test_pure_tables_match(kind: SeatKind, num_players: int) -> None:
     assert total > 300
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("num_players", players())
 def test_mixed_tables_match(num_players: int) -> None:
     """Random seats among naive and planner ones; with ``allow_overbid`` a random bidder is
     soon cursed, so half the games filter overbids out and keep the random seats in play."""
@@ -401,7 +402,6 @@ def test_native_planner_params_carries_every_parameter(params: PlannerParams) ->
 # ---- the larger run --------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-@pytest.mark.usefixtures("only_with_slow_selected")
 def test_many_decisions_match(num_players: int) -> None:
     total, seed = 0, 0
     while total < 30_000:

@@ -10,7 +10,8 @@
   the game slot's (step by step against ``SingleAgentEnv``, and every opponent decision of
   replayed games at 2-6 players, across a slot's episodes); their decisions are those of
   ``_native.NativeNaive`` / ``NativePlanner`` at the same generator state; only the bare specs
-  map to them; a planner seat without parameters is refused.
+  map to them (a spec with parameters, a label, a mapping or an agent is played in Python);
+  a planner seat without parameters is refused.
 * External opponents are answered in batches (one policy call for several games).
 * Random play at 2-6 players never errors, every game ends, rewards stay finite.
 * Bad buffers, seats, kinds and actions raise one-line ``ValueError``s and change nothing.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -38,13 +40,12 @@ from zavandor_env.agents.planner import (  # noqa: E402
     native_planner_params,
     resolve_params,
 )
+from zavandor_env.agents.registry import parse_spec  # noqa: E402
 from zavandor_env.agents.vector_env import (  # noqa: E402
     DONE,
-    KIND_EXTERNAL,
     KIND_HEURISTIC,
     KIND_LEARNER,
     KIND_NAIVE,
-    KIND_NOVICE,
     KIND_PLANNER,
     KIND_RANDOM,
     PENDING,
@@ -388,16 +389,38 @@ def test_native_opponents_decide_as_native_naive_and_planner(kind):
 
 
 # ---- (a'') naive and planner specs, parameters, errors, seeding ----------------------------
-def test_naive_and_planner_specs_map_to_native_kinds():
-    venv = ZavandorVectorEnv(2, 3, opponents=["naive", "planner"], seed=1, max_rounds=4)
-    kind = venv._kind_of
-    assert (kind("random"), kind("heuristic"), kind("novice"), kind("naive"),
-            kind("planner")) == (KIND_RANDOM, KIND_HEURISTIC, KIND_NOVICE, KIND_NAIVE,
-                                 KIND_PLANNER)
-    # Only the bare names: a spec with parameters (or a label, a mapping, an agent) is external.
-    for spec in ("naive:seed=3", "planner:config=my_planner.yaml", "planner:label=p2",
-                 "planner:seed=4", {"agent": "naive"}, NaiveAgent(1)):
-        assert kind(spec) == KIND_EXTERNAL, spec
+PLANNER_YAML = Path(__file__).resolve().parent.parent / "configs" / "agents" / "planner.yaml"
+
+
+class _CountingNaive(NaiveAgent):
+    """A naive agent that counts the decisions it is asked for (across copies)."""
+
+    decisions = 0
+
+    def act(self, *args: Any, **kwargs: Any) -> int:
+        type(self).decisions += 1
+        return super().act(*args, **kwargs)
+
+
+@pytest.fixture
+def built_specs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The agents built from specs (their registry names) while the test runs."""
+    from zavandor_env.agents.registry import AgentSpec
+
+    built: list[str] = []
+    build = AgentSpec.build
+
+    def counting_build(self: AgentSpec, seed: int | None = None) -> Agent:
+        built.append(self.agent)
+        return build(self, seed)
+
+    monkeypatch.setattr(AgentSpec, "build", counting_build)
+    return built
+
+
+def test_bare_native_agent_names_are_played_natively(built_specs: list[str]):
+    venv = ZavandorVectorEnv(2, 6, opponents=["random", "heuristic", "novice", "naive", "planner"],
+                             seed=1, max_rounds=4)
     shipped = native_planner_params(resolve_params(None))
     assert repr(venv.native.planner_params) == repr(shipped)
     venv.reset()
@@ -408,11 +431,35 @@ def test_naive_and_planner_specs_map_to_native_kinds():
         _obs, _rew, term, trunc, _info = venv.step(_random_actions(venv.action_masks(), rng))
         finished += int((term | trunc).sum())
         venv.native.status(status)
-        assert not (status == PENDING).any()
+        assert not (status == PENDING).any()  # no seat waited for Python
     assert finished > 0
-    assert (venv._handler_id == 0).all() and not venv._built  # nothing played in Python
-    assert all(labels == ["naive", "planner"] for labels in venv.opponent_labels)
-    assert venv.native.agent_fallbacks == 0
+    assert built_specs == [] and venv.native.agent_fallbacks == 0  # no Python agent
+    assert all(labels == ["random", "heuristic", "novice", "naive", "planner"]
+               for labels in venv.opponent_labels)
+
+
+@pytest.mark.parametrize("spec", ["naive:seed=3", "planner:config=my_planner.yaml",
+                                  "planner:label=p2", "planner:seed=4", {"agent": "naive"}],
+                         ids=str)
+def test_a_spec_with_parameters_is_played_by_its_python_agent(
+        spec: Any, built_specs: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Only the bare names map to native kinds: a spec with parameters (or a label, or a
+    mapping) is built as its Python agent."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_planner.yaml").write_text(PLANNER_YAML.read_text(encoding="utf-8"))
+    venv = ZavandorVectorEnv(1, 2, opponents=[spec], seed=1, max_rounds=1)
+    venv.reset()
+    assert built_specs == [parse_spec(spec).agent]
+
+
+def test_an_agent_opponent_is_played_in_python():
+    _CountingNaive.decisions = 0
+    venv = ZavandorVectorEnv(1, 2, opponents=[_CountingNaive(1)], seed=1, max_rounds=1)
+    venv.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        venv.step(_random_actions(venv.action_masks(), rng))
+    assert _CountingNaive.decisions > 0
 
 
 def test_planner_params_reach_the_native_planner():

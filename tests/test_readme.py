@@ -48,7 +48,14 @@ def test_readme_has_code_blocks() -> None:
     assert len(PYTHON_BLOCKS) >= 3 and len(BASH_BLOCKS) >= 2
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+def _first_slow(count: int) -> list[object]:
+    """Block indices, the first in the slow tier: README's first python block is the
+    quickstart (a training run); its first command block runs eval, replay, bench and
+    selfcheck one after another."""
+    return [pytest.param(i, marks=pytest.mark.slow) if i == 0 else i for i in range(count)]
+
+
+@pytest.mark.parametrize("index", _first_slow(len(PYTHON_BLOCKS)))
 def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
     code = SHORTEN.sub(lambda m: f"{m.group(1)}{m.group(2)}", PYTHON_BLOCKS[index])
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(),
@@ -80,6 +87,8 @@ def test_readme_setup_commands_are_what_ci_runs() -> None:
         assert words[2:] in ci_installs, f"{part!r} is not what .ci/run installs"
     assert install.split("&&")[-1].strip() == "zavandor train"
     assert tests in ci, f"README's test command {tests!r} is not what .ci/run runs"
+    slow = f"{tests} -m slow"  # the slow tier, named next to the first screen
+    assert f"`{slow}`" in README and slow in ci
 
 
 def _command_blocks() -> list[list[str]]:
@@ -90,7 +99,7 @@ def _command_blocks() -> list[list[str]]:
     return [b for b in blocks if b]
 
 
-@pytest.mark.parametrize("index", range(len(_command_blocks())))
+@pytest.mark.parametrize("index", _first_slow(len(_command_blocks())))
 def test_readme_commands_run_in_order(index: int, tmp_path: Path) -> None:
     """A block's commands run one after another in one empty folder, as a user types them
     (a later command may read what an earlier one wrote)."""

@@ -291,6 +291,7 @@ def npz_arrays(path: Path) -> dict[str, np.ndarray]:
         return {k: data[k] for k in data.files if k != "__meta__"}
 
 
+@pytest.mark.slow  # a training run on Ray
 def test_tiny_selfplay_run_charts_checkpoints_exports_and_resumes(
         ray_local: Any, tmp_path: Path) -> None:
     from zavandor_env.agents.match import play_game
@@ -348,6 +349,7 @@ def test_tiny_selfplay_run_charts_checkpoints_exports_and_resumes(
     assert json.loads((run_dir / "eval.json").read_text())["step"] == resumed["step"]
 
 
+@pytest.mark.slow  # a training run on Ray, interrupted
 def test_ctrl_c_prints_the_resume_command_and_stops_ray(tmp_path: Path) -> None:
     rllib()
     from zavandor_env.train.checkpointing import latest_checkpoint

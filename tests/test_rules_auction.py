@@ -16,6 +16,9 @@ from zavandor_env.engine.scenario import artifact_index, build, finish_round, pl
 from zavandor_env.engine.scoring import victory_points
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Purchase
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 RICH = "dust10:30"
 
 

@@ -19,6 +19,9 @@ from zavandor_env.engine.queries import hand_limit
 from zavandor_env.engine.scenario import build, finish_round, play, token_names
 from zavandor_env.engine.scoring import victory_points
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 
 def cards_by_colour(hand):
     counts = [0, 0, 0, 0]

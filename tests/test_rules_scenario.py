@@ -25,6 +25,9 @@ from zavandor_env.engine.scenario import (
     token_names,
 )
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 
 def totals(game):
     s = game.read_state()

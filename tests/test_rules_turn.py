@@ -12,6 +12,9 @@ from zavandor_env.engine.economy import hand_value
 from zavandor_env.engine.queries import active_slots, hand_limit, liquid
 from zavandor_env.engine.scenario import build, finish_round, play, token_names
 
+# Every test here runs on both engine backends (tests/conftest.py).
+pytestmark = pytest.mark.both_backends
+
 
 def legal(game):
     return {ACTION_NAMES[a] for a in game.legal_actions()}

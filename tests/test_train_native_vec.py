@@ -140,29 +140,33 @@ def test_pop_stats_has_training_envs_keys_and_counts() -> None:
                for s in again)
 
 
-def test_native_and_python_path_opponents_with_their_labels() -> None:
-    from zavandor_env.agents import vector_env
+def test_native_and_python_path_opponents_with_their_labels(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain random/heuristic/novice/naive/planner key, labelled or not, plays natively; a
+    key with parameters is built and played as its Python agent; each is reported under its
+    label."""
+    from zavandor_env.agents.registry import AgentSpec
+
+    built: list[tuple[str, dict]] = []
+    build = AgentSpec.build
+
+    def counting_build(self: AgentSpec, seed: int | None = None):  # noqa: ANN202
+        built.append((self.agent, dict(self.params)))
+        return build(self, seed)
 
     env = make(n=2, num_players=3, weights={"novice": 1.0, "naive": 1.0, "planner:label=plan": 1.0,
                                             "naive:seed=3": 1.0, "heuristic:seed=3": 1.0},
                game=SHORT_GAME)
-    assert env._opponent("novice") == ("novice", "novice")  # native
-    assert env._opponent("naive") == ("naive", "naive")  # native
-    assert env._opponent("planner:label=plan") == ("plan", "planner")  # native, labelled
-    assert env._opponent("naive:label=nv") == ("nv", "naive")  # native, labelled
-    assert env._opponent("naive:seed=3") == ("naive", "naive:seed=3")  # Python agent
-    assert env._opponent("heuristic:seed=3") == ("heuristic", "heuristic:seed=3")
-    kind = env.venv._kind_of
-    assert kind("naive") == vector_env.KIND_NAIVE and kind("planner") == vector_env.KIND_PLANNER
-    assert kind("naive:seed=3") == kind("heuristic:seed=3") == vector_env.KIND_EXTERNAL
+    monkeypatch.setattr(AgentSpec, "build", counting_build)  # (after the config's own checks)
     env.reset()
     rng = np.random.default_rng(2)
     for _ in range(60):
         env.step(random_actions(env.action_masks(), rng))
     labels = {lab for s in env.pop_stats() for e in s["episodes"] for lab in e["labels"]}
     assert labels == {"learner", "novice", "naive", "plan", "heuristic"}
-    # Only the specs with parameters were built as Python agents.
-    assert {key[2] for key in env.venv._built} == {repr("naive:seed=3"), repr("heuristic:seed=3")}
+    # Only the keys with parameters were built as Python agents.
+    assert {(agent, params.get("seed")) for agent, params in built} == {
+        ("naive", 3), ("heuristic", 3)}, built
     assert env.venv.native.agent_fallbacks == 0
 
 
