@@ -25,22 +25,16 @@ BACKENDS = ("native", "python") if native_available() else ("python",)
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.definition.get_closest_marker("both_backends") is not None:
+        # A plain parameter (a test may ask for ``engine_backend`` to know which run it is);
+        # the autouse fixture below makes it the default backend of the run.
         metafunc.fixturenames.append("engine_backend")
-        metafunc.parametrize("engine_backend", BACKENDS, indirect=True)
-
-
-@pytest.fixture
-def engine_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The default engine backend for this test (see the module docstring)."""
-    monkeypatch.setenv("ZAVANDOR_BACKEND", request.param)
-    return str(request.param)
+        metafunc.parametrize("engine_backend", BACKENDS)
 
 
 @pytest.fixture(autouse=True)
 def _engine_backend_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sets the parametrized backend even where pytest does not run ``engine_backend`` (a
-    fixture name added by ``pytest_generate_tests`` is not in the test's fixture closure, so
-    pytest 9 never calls it: the "python" runs used to play on the native default)."""
+    """Sets ``ZAVANDOR_BACKEND`` to the run's ``engine_backend`` parameter, whether or not the
+    test asks for it (a fixture that only ``pytest_generate_tests`` names is never called)."""
     callspec = getattr(request.node, "callspec", None)
     backend = callspec.params.get("engine_backend") if callspec is not None else None
     if backend is not None:

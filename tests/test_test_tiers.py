@@ -75,3 +75,9 @@ def test_the_default_run_is_the_fast_tier(pytestconfig: pytest.Config) -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     fast, slow = ci.find("python -m pytest -n 2 -q\n"), ci.find("python -m pytest -n 2 -q -m slow")
     assert 0 <= fast < slow, "CI runs the fast tier, then the slow tier"
+
+
+@pytest.mark.both_backends
+def test_a_marked_test_runs_on_its_backend_without_asking_for_it(
+        request: pytest.FixtureRequest) -> None:
+    assert os.environ["ZAVANDOR_BACKEND"] == request.node.callspec.params["engine_backend"]
