@@ -4,8 +4,6 @@ that end by the rules, the agents-layer entry point and the quickstart script.""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import gymnasium

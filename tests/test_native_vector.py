@@ -46,6 +46,7 @@ from zavandor_env.agents.vector_env import (  # noqa: E402
     KIND_HEURISTIC,
     KIND_LEARNER,
     KIND_NAIVE,
+    KIND_NOVICE,
     KIND_PLANNER,
     KIND_RANDOM,
     PENDING,
