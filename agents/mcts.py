@@ -70,7 +70,7 @@ Decisions outside phase 3 and bidding (debts, lost gems, free levels) are left t
 policy when ``search_all`` is false, which saves most of the time for little loss.
 
 Engines: the search runs in C++ (``engine="native"``: ``native/src/mcts.cpp``, the same
-algorithms on the native rules engine and heuristic, some hundred times faster) or in this
+algorithms on the native rules engine and heuristic, much faster: docs/benchmarks.md) or in this
 module (``engine="python"``, the readable reference).  The default takes the native search when
 the extension is built with it.  The native search seeded with ``s`` makes the draws of this
 module's search from ``random.Random(s)`` and gets the same root statistics (the native
@@ -215,8 +215,8 @@ class MCTSAgent(Agent):
         avoid_curse: never choose a bid or an opening it could not pay, even by selling every
             gem (under the rulebook's Curse of the 9 Sages such a move can end its game), and
             search as if nobody did: simulated players that curse themselves make the search
-            expect opponents to throw their games away (measured: 0.48 instead of 0.78
-            against the heuristic at 16 iterations with the Curse in play).
+            expect opponents to throw their games away (docs/benchmarks-history.md, "design
+            measurements behind the MCTS options").
         weights: heuristic weights (rollout policy and evaluation), as in HeuristicAgent.
         engine: ``"auto"`` (the default; None too): the C++ search when the extension
             provides it, else this module; ``"native"``: the C++ search (a one-line
@@ -238,7 +238,7 @@ class MCTSAgent(Agent):
             never does.  When the rollouts model the opponents wrongly (heuristic rollouts
             against players that let an auction go at the minimum, as naive and the planner
             do) a bid the rollouts expect to be outbid is won and paid by selling gems
-            (measured at 4 players: 0.005 against three planners without it, 0.16 with it).
+            (docs/benchmarks-history.md, "MCTS no_ruin").
     """
 
     name = "mcts"
@@ -433,9 +433,8 @@ class MCTSAgent(Agent):
         self.last_root = root  # for tests (the native search's twin: _native._mcts_root_stats)
         edges = root.edges
         legal = set(legal_actions)
-        # Most visits wins, ties by the better mean.  (Breaking ties towards the heuristic's
-        # choice instead was measured worse: 64% against the heuristic instead of 79.5% over
-        # the same 200 two-player deals at 16 iterations.)  An edge whose only playout was
+        # Most visits wins, ties by the better mean (breaking ties towards the heuristic's
+        # choice measured worse: docs/benchmarks-history.md).  An edge whose only playout was
         # dropped has no visit and never wins.
         best = max(
             (a for a in edges if a in legal and edges[a][0] > 0),
