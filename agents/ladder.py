@@ -542,9 +542,13 @@ class Ladder:
                 text = format_spec(e.spec).replace(f"{b.players}p", "{n}p")
                 specs.setdefault(e.label, f"`{text}`" + (f": {e.about}" if e.about else ""))
         lines += ["Agents:", ""] + [f"* **{x}** {s}" for x, s in specs.items()] + [""]
-        if self.skipped:
+        if self.skipped:  # one line per agent and reason, whatever the player counts
+            left: dict[tuple[str, str], list[int]] = {}
+            for s in self.skipped:
+                left.setdefault((s.label, s.reason), []).append(s.players)
             lines += ["Left out:", ""]
-            lines += [f"* {s.label} at {s.players} players: {s.reason}" for s in self.skipped]
+            lines += [f"* {label} ({', '.join(map(str, counts))} players): {reason}"
+                      for (label, reason), counts in left.items()]
             lines.append("")
         for b in self.boards:
             lines += b.markdown() + [""]
