@@ -788,7 +788,10 @@ def prepare_ladder_dir(out_dir: str | Path, overwrite: bool = False,
         raise OutputDirError(f"nothing to resume in --out {str(out)!r}: it holds no "
                              "games_<n>p.jsonl (the games of an interrupted ladder)")
     others = sorted(p for p in out.iterdir() if p not in ours) if out.is_dir() else []
-    others = [p for p in others if not p.name.startswith(".write-test-")]
+    if not (overwrite or resume or others) and any(_is_journal(p) for p in ours):
+        raise OutputDirError(f"--out {str(out)!r} holds the games of an interrupted ladder "
+                             "(games_<n>p.jsonl): give --resume to continue it (same "
+                             "arguments), or --overwrite to start again")
     return claim_output_dir(out, ours, others, overwrite or resume, tool="ladder",
                             report="a ladder")
 
