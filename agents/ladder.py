@@ -453,7 +453,7 @@ class Board:
                  f"({sched['design']}), {sched['games_per_table']} games per table "
                  f"({_count(sched['deals_per_table'], 'deal')} x {self.players} rotations); "
                  f"each pair of agents at {_span(sched['tables_per_pair'])} table(s) "
-                 f"together, each agent at {_span(sched['tables_per_agent'])}; "
+                 f"together, each agent at {_span(sched['tables_per_agent'])} tables; "
                  f"{sum(r.truncated for r in self.records)} truncated.", "",
                  "| # | Agent | Rating mu ± 2σ | Ordinal | Win rate [95% CI] | Mean rank "
                  "| Mean VP | Seats |",
