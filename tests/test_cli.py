@@ -307,7 +307,7 @@ def test_bench_checks_the_json_path_before_timing(tmp_path):
 
 
 # ---- 6. every subcommand: --help, and a wrong argument ------------------------------------
-SUBCOMMANDS = ["bench", "eval", "play", "replay", "train"]
+SUBCOMMANDS = ["bench", "eval", "ladder", "play", "replay", "train"]
 
 
 @pytest.mark.parametrize("command", [[], *[[c] for c in SUBCOMMANDS]])
