@@ -182,7 +182,9 @@ def schedule_tables(k: int, n: int) -> list[tuple[int, ...]]:
 class LadderTournament(TournamentConfig):
     """A tournament whose lineups are the ladder's tables (indices into ``agents``), not
     every combination of the agents; everything else (rotations, shared deals, seeds,
-    workers, journal) is the tournament's."""
+    workers, journal) is the tournament's.  The journal's header does not record the tables:
+    they follow from the agents and the player count (:func:`schedule_tables`), and a
+    resumed game whose seats differ from the schedule's is refused by the journal check."""
 
     tables: tuple[tuple[int, ...], ...] = ()
 
@@ -328,7 +330,10 @@ def plan(config: LadderConfig) -> tuple[dict[int, list[Entry]], list[Skipped]]:
                 chosen.append(Entry(spec, std.about))
         else:
             for text in config.agents:
-                spec = parse_spec(text.replace("{n}", str(n)))
+                # Labelled as given (``{n}`` and all), so an agent has one label at every
+                # player count.
+                spec = dataclasses.replace(parse_spec(text.replace("{n}", str(n))),
+                                           label=parse_spec(text).label)
                 _refuse_time_budget(spec)
                 if spec.interactive:
                     raise LadderError(f"agent {spec.label!r} asks a person for every decision "

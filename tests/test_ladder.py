@@ -189,10 +189,22 @@ def test_an_optional_agent_that_cannot_be_built_is_left_out_with_its_reason(monk
     assert [e.label for e in entries[2]] == ["random", "novice"]
     assert [(s.label, s.players) for s in skipped] == [("broken", 2)] and "policy" in \
         skipped[0].reason
+    present = ld.StandardAgent("present", "random", "x", optional=True)
+    monkeypatch.setattr(ld, "STANDARD_AGENTS", (*STANDARD_AGENTS[:2], present))
+    entries, skipped = ld.plan(LadderConfig(players=(2,)))  # optional, and built: it plays
+    assert [e.label for e in entries[2]] == ["random", "novice", "present"] and not skipped
     required = ld.StandardAgent("needed", "mcts:policy=nothing,iterations=4", "x")
     monkeypatch.setattr(ld, "STANDARD_AGENTS", (*STANDARD_AGENTS[:2], required))
     with pytest.raises(ValueError, match="policy"):
         ld.plan(LadderConfig(players=(2,)))
+
+
+def test_a_spec_with_the_player_count_keeps_one_label_at_every_count():
+    spec = "policy:path=train/checkpoints/selfplay_{n}p/policy.npz"
+    entries, _ = ld.plan(LadderConfig(players=(2, 4), agents=(spec, *CHEAP[:3])))
+    labels = {n: entries[n][0].label for n in (2, 4)}
+    assert labels[2] == labels[4] == "policy(path=train/checkpoints/selfplay_{n}p/policy.npz)"
+    assert entries[4][0].spec.params["path"] == "train/checkpoints/selfplay_4p/policy.npz"
 
 
 def test_cli_help_exits_zero(capsys):
