@@ -75,6 +75,17 @@ def test_the_same_inputs_give_byte_identical_ladder_files_whatever_the_workers(t
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
+def test_the_search_and_the_policy_on_fixed_budgets_play_the_same_ladder_twice(tmp_path):
+    agents = ["mcts:policy=planner,iterations=8,label=mcts",
+              "policy:path=train/checkpoints/selfplay_{n}p/policy.npz,label=shipped", "random"]
+    for out, workers in (("a", "1"), ("b", "2")):
+        assert main(["ladder", "--players", "2", "--games", "2", "--agents", *agents,
+                     "--workers", workers, "--out", str(tmp_path / out), "--quiet",
+                     "--no-cost", "--no-chart"]) == 0
+    for name in ("ladder.json", "leaderboard.md"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
 def test_another_seed_plays_other_deals():
     def games(seed: int) -> list[dict]:
         ladder = run_ladder(LadderConfig(players=(2,), games=2, seed=seed,
