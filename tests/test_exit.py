@@ -74,6 +74,15 @@ def prior_search(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda policy, params: PriorSearch(policy, **params))
 
 
+def _play_with_prior(task: Any) -> Any:
+    """``play_selfplay_game`` with :class:`PriorSearch`, for a spawned worker (where the
+    ``prior_search`` fixture's patch does not reach)."""
+    from zavandor_env.train import exit as exit_mod
+
+    exit_mod.make_search = lambda policy, params: PriorSearch(policy, **params)
+    return exit_mod.play_selfplay_game(task)
+
+
 def _write(tmp_path: Path, **changes: Any) -> Path:
     import yaml
 
@@ -184,6 +193,63 @@ def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
         after = {k: float(v) for k, v in batch_losses(model, batch).items()}
     assert after["policy"] < before["policy"] - 0.05
     assert after["value"] < before["value"]
+
+
+def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> None:
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit import ExitModel, GameTask, SelfPlayPool
+
+    config = GameConfig(num_players=2, max_decisions=120, allow_overbid=False).to_dict()
+    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
+                      "win", -1.0) for seed in (1, 2, 3)]
+    pool = SelfPlayPool(2, play=_play_with_prior)
+    try:
+        parallel = pool.play(tasks)
+    finally:
+        pool.close()
+    alone = SelfPlayPool(1).play(tasks)
+    assert [r.decisions for r in parallel] == [r.decisions for r in alone]
+    for a, b in zip(parallel, alone):
+        assert np.array_equal(a.batch.target, b.batch.target)
+        assert np.array_equal(a.batch.obs, b.batch.obs)
+
+
+class _CtrlC:
+    """A search that presses Ctrl-C at its ``after``-th call (never when ``after`` is None)."""
+
+    def __init__(self, policy: Any, after: int | None, **params: Any) -> None:
+        self.inner = PriorSearch(policy, **params)
+        self.after = after
+        self.calls = 0
+
+    def run(self, game: Any, seat: int, seed: int) -> _Result:
+        self.calls += 1
+        if self.calls == self.after:
+            raise KeyboardInterrupt
+        return self.inner.run(game, seat, seed)
+
+
+def test_ctrl_c_keeps_the_last_generation_and_says_how_to_resume(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from zavandor_env.train import exit as exit_mod
+
+    built = []  # one search per game: generation 1 plays games 1-2, generation 2 game 3...
+
+    def search(policy: Any, params: dict[str, Any]) -> Any:
+        built.append(policy)
+        return _CtrlC(policy, after=5 if len(built) == 3 else None, **params)
+
+    monkeypatch.setattr(exit_mod, "make_search", search)
+    assert _cli("--config", str(_write(tmp_path, exit_generations=3))) == 130
+    err = capsys.readouterr().err
+    assert "interrupted in generation 2 (self-play)" in err
+    assert "checkpoint of generation 1 is kept" in err and "--resume" in err
+    run = _run_dir(tmp_path)
+    monkeypatch.setattr(exit_mod, "make_search",
+                        lambda policy, params: PriorSearch(policy, **params))
+    assert _cli("--resume", str(run)) == 0
+    assert json.loads((run / "eval.json").read_text())["generation"] == 3
 
 
 # ---- end to end -------------------------------------------------------------------------------

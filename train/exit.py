@@ -266,8 +266,11 @@ class SelfPlayPool:
     """Plays a generation's games: in this process (``workers`` 1) or in a pool of spawned
     processes (spawn, not fork: the trainer's torch threads do not survive a fork)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int,
+                 play: Callable[[GameTask], GameRecord] = play_selfplay_game) -> None:
         self.workers = workers
+        #: plays one task; a module-level function (the pool pickles it by name)
+        self.play_one = play
         self._pool: Any = None
         if workers > 1:
             context = multiprocessing.get_context("spawn")
@@ -276,8 +279,8 @@ class SelfPlayPool:
     def play(self, tasks: list[GameTask]) -> list[GameRecord]:
         """The records of ``tasks``, in their order."""
         if self._pool is None:
-            return [play_selfplay_game(t) for t in tasks]
-        pending = self._pool.map_async(play_selfplay_game, tasks, chunksize=1)
+            return [self.play_one(t) for t in tasks]
+        pending = self._pool.map_async(self.play_one, tasks, chunksize=1)
         while True:  # a bounded wait keeps the trainer responsive to Ctrl-C
             try:
                 return list(pending.get(timeout=0.5))
