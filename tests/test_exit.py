@@ -338,3 +338,61 @@ def test_a_killed_run_resumes_at_the_next_generation(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert f"generation {done + 1}:" in result.stdout
     assert json.loads((run / "eval.json").read_text())["generation"] == done + 1
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux: read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _is_worker(pid: int) -> bool:
+    """Whether ``pid`` runs a multiprocessing worker (False once it is gone)."""
+    try:
+        return "multiprocessing" in Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc")
+def test_ctrl_c_with_two_workers_ends_the_pool_and_keeps_a_resumable_run(
+        tmp_path: Path) -> None:
+    """A real Ctrl-C (SIGINT to the trainer; its workers ignore it) in the first generation's
+    self-play: exit code 130, one line saying what is kept, no worker left running."""
+    from tests.interrupt import terminal_sigint
+
+    pytest.importorskip("zavandor_env.agents.netsearch")
+    # Long enough that the interrupt lands in the first generation's games.
+    config = _write(tmp_path, exit_generations=50, exit_workers=2, exit_games=40,
+                    exit_iterations=64)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "zavandor_env.cli", "train", "--config",
+                             str(config)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=terminal_sigint)
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while len(workers) < 2 or not list(tmp_path.glob("runs/*/checkpoints/LATEST")):
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline, "no checkpoint and workers within 2 minutes"
+            time.sleep(0.2)
+            workers = [c for c in _children(proc.pid) if _is_worker(c)]
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "checkpoint of generation 0 is kept" in err and "--resume" in err
+    time.sleep(0.5)
+    assert not [w for w in workers if _is_worker(w)]
+    assert (_run_dir(tmp_path) / "checkpoints" / "LATEST").is_file()
