@@ -105,6 +105,8 @@ def _cli(*args: str) -> int:
     ({"exit_search": {"seconds": 0.1}}, "fixed iteration budget"),
     ({"exit_noise_fraction": 1.5}, "exit_noise_fraction"),
     ({"exit_gens": 3}, "unknown config key 'exit_gens'"),
+    ({"exit_search": {"temperature": 1.0}}, "exit_temperature_moves"),
+    ({"exit_search": {"no_such_parameter": 1}}, "the search refuses its parameters"),
 ])
 def test_a_bad_exit_key_is_one_line_naming_it(changes: dict[str, Any], words: str) -> None:
     from zavandor_env.train.config import TrainConfigError, from_dict

@@ -337,6 +337,48 @@ def _check_exit(cfg: TrainConfig) -> None:
         _require(key not in ("seconds", "seed"), "exit_search",
                  f"must not set {key!r}: self-play uses a fixed iteration budget and the "
                  "trainer's seeds")
+        _require(key != "temperature", "exit_search",
+                 "must not set 'temperature': the trainer picks self-play moves from the "
+                 "root visits itself (exit_temperature_moves)")
+    _check_search_params(cfg)
+
+
+def exit_search_params(cfg: TrainConfig) -> dict[str, Any]:
+    """The ``exit`` backend's search parameters: the ``exit_*`` keys, then ``exit_search``
+    passed through (it may not repeat them: :data:`EXIT_SEARCH_KEYS`)."""
+    return {"iterations": cfg.exit_iterations, "c_puct": cfg.exit_c_puct,
+            "root_noise": cfg.exit_root_noise, "noise_fraction": cfg.exit_noise_fraction,
+            **cfg.exit_search}
+
+
+def _check_search_params(cfg: TrainConfig) -> None:
+    """Build the search once around a tiny network, so a parameter it refuses (an unknown
+    name, a bad value) fails now in one line, not in a worker after the run started."""
+    import numpy as np
+
+    from zavandor_env.engine.actions import NUM_ACTIONS
+    from zavandor_env.envs.observation import OBS_SIZE
+
+    try:
+        from zavandor_env.agents.netsearch import NetworkSearch
+        from zavandor_env.agents.policy_file import NumpyPolicy
+    except ImportError as exc:
+        raise TrainConfigError(f"config key 'backend' is exit, but the network search "
+                               f"cannot be imported ({exc})") from None
+    tiny = NumpyPolicy([np.zeros((1, OBS_SIZE), np.float32), np.zeros((NUM_ACTIONS, 1),
+                                                                      np.float32)],
+                       [np.zeros(1, np.float32), np.zeros(NUM_ACTIONS, np.float32)],
+                       value_weights=[np.zeros((1, OBS_SIZE), np.float32),
+                                      np.zeros((1, 1), np.float32)],
+                       value_biases=[np.zeros(1, np.float32), np.zeros(1, np.float32)])
+    try:
+        search = NetworkSearch(tiny, **exit_search_params(cfg))
+    except (TypeError, ValueError) as exc:
+        raise TrainConfigError(f"config key 'exit_search': the search refuses its "
+                               f"parameters: {' '.join(str(exc).split())}") from None
+    close = getattr(search, "close", None)
+    if callable(close):
+        close()
 
 
 def _validate_game(cfg: TrainConfig) -> None:

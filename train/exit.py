@@ -81,7 +81,7 @@ from .checkpointing import (
     saving,
     write_text_atomic,
 )
-from .config import TrainConfig, load_config
+from .config import TrainConfig, exit_search_params, load_config
 
 if TYPE_CHECKING:
     import torch
@@ -112,13 +112,6 @@ def make_search(policy: NumpyPolicy, params: dict[str, Any]) -> Any:
     from zavandor_env.agents.netsearch import NetworkSearch
 
     return NetworkSearch(policy, **params)
-
-
-def search_params(cfg: TrainConfig) -> dict[str, Any]:
-    """The search's keyword parameters: the ``exit_*`` keys and ``exit_search`` passed through."""
-    return {"iterations": cfg.exit_iterations, "c_puct": cfg.exit_c_puct,
-            "root_noise": cfg.exit_root_noise, "noise_fraction": cfg.exit_noise_fraction,
-            **cfg.exit_search}
 
 
 # ---- self-play (runs in the worker processes) -----------------------------------------------
@@ -633,7 +626,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             phase = "self-play"
             policy = model.to_policy()
             tasks = [GameTask(policy, game_config.to_dict(), _game_seed(cfg, generation, g),
-                              search_params(cfg), cfg.exit_temperature_moves, cfg.reward,
+                              exit_search_params(cfg), cfg.exit_temperature_moves, cfg.reward,
                               cfg.truncation_reward) for g in range(cfg.exit_games)]
             records = pool.play(tasks)
             play_seconds = time.monotonic() - gen_start
