@@ -56,6 +56,7 @@ import json
 import math
 import multiprocessing
 import os
+import shlex
 import signal
 import sys
 import time
@@ -611,6 +612,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
 
     if checkpoint is None:
         save(0)  # the starting network: a kill from here on can be resumed
+    saved = generation  # the newest generation on disk (what a Ctrl-C leaves to resume)
     pool = SelfPlayPool(cfg.exit_workers)
     started = time.monotonic()
     budget = None if cfg.max_minutes is None else cfg.max_minutes * 60.0
@@ -648,6 +650,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             if cfg.exit_eval_every and generation % cfg.exit_eval_every == 0:
                 evaluate_now(generation)
             save(generation)
+            saved = generation
             last_duration = time.monotonic() - gen_start
             print(f"generation {generation}: {len(records)} games, {len(batch)} searched "
                   f"decisions in {play_seconds:.0f} s, policy loss "
@@ -659,10 +662,12 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     except KeyboardInterrupt:
         pool.close(terminate=True)
         latest = latest_checkpoint(run_dir)
-        exc = TrainingInterrupted(run_dir, None, latest is not None, generation)
-        resume_cmd = f"zavandor train --resume {str(run_dir)!r}"
-        exc.args = (f"interrupted in generation {generation + 1} ({phase}); the checkpoint "
-                    f"of generation {generation} is kept; continue with: {resume_cmd}"
+        exc = TrainingInterrupted(run_dir, saved, latest is not None, saved)
+        resume_cmd = f"zavandor train --resume {shlex.quote(str(run_dir))}"
+        # The network changes only in a generation's training, after its games: what is on
+        # disk is the last finished generation, and a generation's games are not kept.
+        exc.args = (f"interrupted in generation {saved + 1} ({phase}); the checkpoint "
+                    f"of generation {saved} is kept; continue with: {resume_cmd}"
                     if latest is not None else "interrupted before any checkpoint",)
         raise exc from None
     except SaveError:
