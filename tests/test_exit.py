@@ -140,6 +140,7 @@ def test_visit_target_is_a_distribution_over_the_legal_actions() -> None:
     mask = np.array([True, False, True, True])
     target = visit_target([3, 0, 1, 0], mask)
     assert target.tolist() == [0.75, 0.0, 0.25, 0.0]
+    assert visit_target([0, 0, 0, 0], mask, action=2).tolist() == [0, 0, 1, 0]
     assert visit_target([0, 0, 0, 0], mask).tolist() == pytest.approx([1 / 3, 0, 1 / 3, 1 / 3])
     with pytest.raises(ValueError, match="illegal action"):
         visit_target([1, 1, 0, 0], mask)

@@ -360,6 +360,7 @@ def _check_search_params(cfg: TrainConfig) -> None:
     from zavandor_env.envs.observation import OBS_SIZE
 
     try:
+        from zavandor_env.agents.heuristic import EngineUnavailableError
         from zavandor_env.agents.netsearch import NetworkSearch
         from zavandor_env.agents.policy_file import NumpyPolicy
     except ImportError as exc:
@@ -373,6 +374,8 @@ def _check_search_params(cfg: TrainConfig) -> None:
                        value_biases=[np.zeros(1, np.float32), np.zeros(1, np.float32)])
     try:
         search = NetworkSearch(tiny, **exit_search_params(cfg))
+    except EngineUnavailableError as exc:  # e.g. a core built before the search existed
+        raise TrainConfigError(f"config key 'backend' is exit, but {exc}") from None
     except (TypeError, ValueError) as exc:
         raise TrainConfigError(f"config key 'exit_search': the search refuses its "
                                f"parameters: {' '.join(str(exc).split())}") from None

@@ -176,10 +176,11 @@ class GameRecord:
     seconds: float
 
 
-def visit_target(visits: Any, mask: np.ndarray) -> np.ndarray:
+def visit_target(visits: Any, mask: np.ndarray, action: int | None = None) -> np.ndarray:
     """The policy target of one decision: the root visits as a distribution over the legal
-    actions.  A search that visited nothing yields the uniform distribution over them; a
-    visit to an illegal action is a bug of the search and fails loudly."""
+    actions.  A search that visited nothing (one allowed action, say) yields its move
+    ``action`` with certainty, or without one the uniform distribution over the legal
+    actions; a visit to an illegal action is a bug of the search and fails loudly."""
     counts = np.asarray(visits, dtype=np.float64).reshape(-1)
     if counts.shape != mask.shape:
         raise ValueError(f"the search returned {counts.shape[0]} visit counts, the game has "
@@ -191,6 +192,8 @@ def visit_target(visits: Any, mask: np.ndarray) -> np.ndarray:
                          f"{np.flatnonzero(counts * ~mask).tolist()}")
     total = counts.sum()
     if total <= 0:
+        if action is not None and 0 <= action < mask.shape[0] and mask[action]:
+            return np.eye(mask.shape[0], dtype=np.float32)[action]
         return (mask / mask.sum()).astype(np.float32)
     return (counts / total).astype(np.float32)
 
@@ -227,7 +230,7 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         mask = mask_array(legal).astype(bool)
         observation = encoder.encode_game(game, seat)  # before the search: it sees this state
         result = search.run(game, seat, int(rng.integers(2**31 - 1)))
-        target = visit_target(result.visits, mask)
+        target = visit_target(result.visits, mask, int(result.action))
         if searched[seat] < task.temperature_moves:
             p = target.astype(np.float64)  # float32 rounding would fail choice()'s sum check
             action = int(rng.choice(p.shape[0], p=p / p.sum()))
