@@ -217,6 +217,22 @@ def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> 
         assert np.array_equal(a.batch.obs, b.batch.obs)
 
 
+def test_a_dead_worker_is_one_error_not_a_hang() -> None:
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit import ExitModel, GameTask, SelfPlayError, SelfPlayPool
+
+    config = GameConfig(num_players=2, max_decisions=3000, allow_overbid=False).to_dict()
+    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
+                      "win", -1.0) for seed in range(40)]
+    pool = SelfPlayPool(2, play=_play_with_prior)
+    try:
+        os.kill(min(pool.worker_pids), signal.SIGKILL)
+        with pytest.raises(SelfPlayError, match="worker process died"):
+            pool.play(tasks)
+    finally:
+        pool.close(terminate=True)
+
+
 class _CtrlC:
     """A search that presses Ctrl-C at its ``after``-th call (never when ``after`` is None)."""
 

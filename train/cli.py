@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from .checkpointing import CheckpointError
     from .config import TrainConfigError, default_config_path, load_config
+    from .exit import SelfPlayError
     from .rllib import RayConnectionError, RayMissingError
 
     overrides = list(args.overrides)
@@ -108,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
             run_dir = train(cfg, resume=args.resume,
                             overrides=overrides if args.resume else None)
     except (TrainConfigError, CheckpointError, FileNotFoundError, RayMissingError,
-            RayConnectionError) as exc:
+            RayConnectionError, SelfPlayError) as exc:
         return _error(str(exc))
     except OSError as exc:  # e.g. a full disk before the first checkpoint (saves say more)
         where = f" ({exc.filename})" if exc.filename else ""

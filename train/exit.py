@@ -89,7 +89,8 @@ if TYPE_CHECKING:
 
     from zavandor_env.agents.policy_file import NumpyPolicy
 
-__all__ = ["DecisionBatch", "ExitModel", "GameTask", "SelfPlayPool", "make_search",
+__all__ = ["DecisionBatch", "ExitModel", "GameTask", "SelfPlayError", "SelfPlayPool",
+           "make_search",
            "play_selfplay_game", "train_exit", "train_step", "visit_target"]
 
 #: The replay window's file inside a checkpoint folder.
@@ -259,9 +260,22 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+class SelfPlayError(RuntimeError):
+    """A self-play worker process died (killed, out of memory); the message says what is
+    kept."""
+
+
+def _child_pids() -> set[int]:
+    """The ids of this process's live child processes."""
+    return {p.pid for p in multiprocessing.active_children() if p.pid is not None}
+
+
 class SelfPlayPool:
     """Plays a generation's games: in this process (``workers`` 1) or in a pool of spawned
-    processes (spawn, not fork: the trainer's torch threads do not survive a fork)."""
+    processes (spawn, not fork: the trainer's torch threads do not survive a fork).
+
+    A worker that dies is noticed (a ``multiprocessing.Pool`` would wait for its lost game
+    forever) and raises :class:`SelfPlayError`."""
 
     def __init__(self, workers: int,
                  play: Callable[[GameTask], GameRecord] = play_selfplay_game) -> None:
@@ -269,9 +283,13 @@ class SelfPlayPool:
         #: plays one task; a module-level function (the pool pickles it by name)
         self.play_one = play
         self._pool: Any = None
+        #: the worker processes' ids (the pool replaces none unless one dies)
+        self.worker_pids: set[int] = set()
         if workers > 1:
             context = multiprocessing.get_context("spawn")
+            before = _child_pids()
             self._pool = context.Pool(workers, initializer=_worker_init)
+            self.worker_pids = _child_pids() - before
 
     def play(self, tasks: list[GameTask]) -> list[GameRecord]:
         """The records of ``tasks``, in their order."""
@@ -282,7 +300,9 @@ class SelfPlayPool:
             try:
                 return list(pending.get(timeout=0.5))
             except multiprocessing.TimeoutError:
-                continue
+                if not self.worker_pids <= _child_pids():
+                    raise SelfPlayError("a self-play worker process died (killed, or out of "
+                                        "memory?)") from None
 
     def close(self, terminate: bool = False) -> None:
         if self._pool is not None:
@@ -676,6 +696,11 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     except SaveError:
         pool.close(terminate=True)
         raise
+    except SelfPlayError as exc:
+        pool.close(terminate=True)
+        raise SelfPlayError(f"{exc}; the checkpoint of generation {saved} is kept; continue "
+                            f"with: zavandor train --resume {shlex.quote(str(run_dir))}"
+                            ) from None
     finally:
         pool.close()
         writer.flush()
