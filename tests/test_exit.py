@@ -133,6 +133,21 @@ def test_the_shipped_exit_configs_load() -> None:
         assert cfg.init_policy is None or Path(ROOT / cfg.init_policy).is_file()
 
 
+def test_a_warm_start_copies_the_policy_files_actor_and_critic() -> None:
+    from zavandor_env.agents.policy_file import load_policy
+    from zavandor_env.train.exit import ExitModel
+
+    shipped = load_policy(ROOT / "train" / "checkpoints" / "selfplay_2p" / "policy.npz")
+    model = ExitModel([int(w.shape[0]) for w in shipped.weights[:-1]], shipped.activation)
+    assert model.load_policy(shipped)
+    copy = model.to_policy()
+    for a, b in zip(shipped.weights + (shipped.value_weights or []),
+                    copy.weights + (copy.value_weights or [])):
+        assert np.array_equal(a, b)
+    obs = np.random.default_rng(0).random((4, shipped.obs_dim)).astype(np.float32)
+    np.testing.assert_allclose(copy.logits(obs), shipped.logits(obs), atol=1e-5)
+
+
 # ---- targets and loss -------------------------------------------------------------------------
 def test_visit_target_is_a_distribution_over_the_legal_actions() -> None:
     from zavandor_env.train.exit import visit_target
