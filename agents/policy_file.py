@@ -163,6 +163,38 @@ class NumpyPolicy:
         return int(rng.choice(p.shape[0], p=p))
 
 
+# ---- the native forward pass ----------------------------------------------------------------
+def native_network(policy: NumpyPolicy) -> Any:
+    """``policy`` as the native core's ``Network`` (``native/src/net.hpp``): the same MLP
+    evaluated in C++, the actor and the critic when the policy has one.
+
+    ``network.forward(obs)`` takes ``obs`` float32 ``[obs_dim]`` or ``[B, obs_dim]`` and
+    returns ``(logits, value)``: ``logits`` ``[num_actions]`` / ``[B, num_actions]`` float32
+    and ``value`` a float / float32 ``[B]``, or ``None`` without a critic.  The results equal
+    :meth:`NumpyPolicy.logits` and :meth:`NumpyPolicy.value` to float rounding (the order of
+    the sums differs).  The network search (``agents/netsearch.py``) evaluates it inside C++.
+
+    Raises:
+        PolicyFileError: the native core is not built (one line, with the reason), or the C++
+            refused a shape (it checks every layer itself).
+    """
+    from zavandor_env.engine import native
+
+    if not native.native_available():
+        raise PolicyFileError(f"the native network needs the native core: {native.native_status()}")
+    module = native.core_module()
+    if not hasattr(module, "Network"):
+        raise PolicyFileError("the native core was built without the network (native/src/net.cpp):"
+                              " rebuild it")
+    value_weights = policy.value_weights if policy.has_value else None
+    value_biases = policy.value_biases if policy.has_value else None
+    try:
+        return module.Network(policy.weights, policy.biases, policy.activation,
+                              value_weights, value_biases)
+    except ValueError as exc:
+        raise PolicyFileError(f"the native network refused the policy: {exc}") from None
+
+
 # ---- writing --------------------------------------------------------------------------------
 def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None = None) -> Path:
     """Write ``policy`` as a weights-only ``.npz`` (see the module docstring).

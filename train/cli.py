@@ -1,5 +1,6 @@
-"""``zavandor train``: the command-line face of :func:`train.selfplay.train` and, for a config
-with ``backend: rllib``, of :func:`train.rllib.run.train_rllib`.
+"""``zavandor train``: the command-line face of :func:`train.selfplay.train`, for a config
+with ``backend: rllib`` of :func:`train.rllib.run.train_rllib`, and for ``backend: exit`` of
+:func:`train.exit.train_exit` (expert iteration).
 
 Kept import-light: the RL stack is imported only when a run starts.  Every error a user can
 cause (a bad config or override, a run folder without an intact checkpoint, a missing ``[rl]``
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from .checkpointing import CheckpointError
     from .config import TrainConfigError, default_config_path, load_config
+    from .exit import SelfPlayError
     from .rllib import RayConnectionError, RayMissingError
 
     overrides = list(args.overrides)
@@ -96,13 +98,18 @@ def _run(args: argparse.Namespace) -> int:
             run_dir = _run_rllib(cfg, args.resume, overrides, address)
         elif address is not None:
             return _error("--address joins a Ray cluster: it needs a config with backend: rllib")
+        elif backend == "exit":
+            from .exit import train_exit
+
+            run_dir = train_exit(cfg, resume=args.resume,
+                                 overrides=overrides if args.resume else None)
         else:
             from .selfplay import train
 
             run_dir = train(cfg, resume=args.resume,
                             overrides=overrides if args.resume else None)
     except (TrainConfigError, CheckpointError, FileNotFoundError, RayMissingError,
-            RayConnectionError) as exc:
+            RayConnectionError, SelfPlayError) as exc:
         return _error(str(exc))
     except OSError as exc:  # e.g. a full disk before the first checkpoint (saves say more)
         where = f" ({exc.filename})" if exc.filename else ""

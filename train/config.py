@@ -34,13 +34,14 @@ if TYPE_CHECKING:
 SNAPSHOT = "snapshot"
 VecEnv = Literal["auto", "native", "dummy", "subproc"]
 VEC_ENVS: tuple[str, ...] = get_args(VecEnv)
-#: Trainers: MaskablePPO in this process, or RLlib PPO on Ray (``train/rllib/``).
-Backend = Literal["sb3", "rllib"]
+#: Trainers: MaskablePPO in this process, RLlib PPO on Ray (``train/rllib/``), or expert
+#: iteration (``train/exit.py``: the network-guided search plays, the network learns its moves).
+Backend = Literal["sb3", "rllib", "exit"]
 BACKENDS: tuple[str, ...] = get_args(Backend)
 Activation = Literal["tanh", "relu"]
 ACTIVATIONS: tuple[str, ...] = get_args(Activation)
 #: Config keys that take ``--set key.sub=value`` overrides.
-MAPPING_KEYS = ("game", "opponent_weights")
+MAPPING_KEYS = ("game", "opponent_weights", "exit_search")
 #: The environment's reward options, one typed field each (the environment defines them).
 ENV_REWARD_KEYS = ("reward", "vp_delta", "step_reward", "truncation_reward")
 #: Largest seed: seeds are ``seed + step`` and NumPy's must stay below 2**32 (the checkpoint
@@ -104,8 +105,10 @@ class TrainConfig:
     torch_threads: Annotated[Count, _doc("""torch intra-op threads; 1 leaves the other core
         to the environments""")] = 1
     backend: Annotated[Backend, _doc("""trainer: ``sb3`` (sb3-contrib MaskablePPO in this
-        process) or ``rllib`` (RLlib PPO on Ray, a league of modules; needs the ``[ray]``
-        extra, see docs/scaling.md)""")] = "sb3"
+        process), ``rllib`` (RLlib PPO on Ray, a league of modules; needs the ``[ray]``
+        extra, see docs/scaling.md) or ``exit`` (expert iteration: the network-guided search
+        plays self-play games and the network learns its root visit distributions and the
+        results; the ``exit_*`` keys; needs the native core)""")] = "sb3"
     num_env_runners: Annotated[Natural, _doc("""``rllib`` backend: Ray actors playing the
         training games, ``n_envs`` games each (0: play them in the trainer's process); an
         update takes ``n_steps * n_envs`` decisions of every seat per runner""")] = 1
@@ -175,6 +178,35 @@ class TrainConfig:
     pool_size: Annotated[Count, _doc("most snapshots kept (the oldest is dropped first)")] = 4
     latest_snapshot_share: Annotated[Share, _doc("""when a snapshot is drawn, the chance it is
         the newest one (else uniform over the rest)""")] = 0.5
+
+    # ---- expert iteration (backend exit) ---------------------------------------------------
+    exit_generations: Annotated[Count, _doc("""``exit`` backend: generations to run (each:
+        self-play games by the search around the current network, then training on the
+        replay window, then export, checkpoint and maybe evaluation); ``max_minutes`` may stop
+        the run earlier""")] = 10
+    exit_games: Annotated[Count, _doc("""``exit`` backend: self-play games per
+        generation""")] = 8
+    exit_workers: Annotated[Count, _doc("""``exit`` backend: processes playing the self-play
+        games (1: in the trainer's process)""")] = 2
+    exit_iterations: Annotated[Count, _doc("""``exit`` backend: search iterations per searched
+        decision (a fixed budget, so a generation's targets do not depend on the machine's
+        load)""")] = 64
+    exit_c_puct: Annotated[Positive, _doc("""``exit`` backend: the search's PUCT exploration
+        constant""")] = 1.5
+    exit_root_noise: Annotated[Positive, _doc("""``exit`` backend: Dirichlet alpha of the noise
+        mixed into the root prior of every self-play search (diversity)""")] = 0.3
+    exit_noise_fraction: Annotated[Share, _doc("""``exit`` backend: weight of that noise in the
+        root prior (0: none)""")] = 0.25
+    exit_temperature_moves: Annotated[Natural, _doc("""``exit`` backend: each seat's first this
+        many searched decisions of a game play a move drawn in proportion to the root visits
+        (diversity); later ones play the most visited move""")] = 20
+    exit_search: Annotated[dict[str, Any], _doc("""``exit`` backend: further keyword parameters
+        of the search (``NetworkSearch``), passed through unchanged""")] = field(
+        default_factory=dict)
+    exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
+        network trains on the searched decisions of the last this many generations""")] = 4
+    exit_eval_every: Annotated[Natural, _doc("""``exit`` backend: evaluate against
+        ``eval_opponents`` every this many generations (0: only at the end)""")] = 1
 
     # ---- evaluation, logging, checkpoints -------------------------------------------------
     eval_opponents: Annotated[list[str], _doc("""agent specs the learner is evaluated against
@@ -275,10 +307,81 @@ def _check_combinations(cfg: TrainConfig) -> None:
     # run never needs it.
     _require(cfg.backend != "rllib" or cfg.init_policy is None, "init_policy",
              "must be null with backend rllib (only the sb3 backend warm-starts)")
+    _require(cfg.backend == "exit" or not cfg.exit_search, "exit_search",
+             "is an exit backend key: use it with backend exit")
+    if cfg.backend == "exit":
+        _check_exit(cfg)
+        return
     _require(cfg.batch_size <= cfg.n_steps * cfg.n_envs, "batch_size",
              f"must be <= n_steps * n_envs = {cfg.n_steps * cfg.n_envs}, got {cfg.batch_size}")
     _require(cfg.name != "" and "/" not in cfg.name and "__" not in cfg.name, "name",
              f"must be a non-empty name without '/' or '__', got {cfg.name!r}")
+
+
+#: Search parameters the ``exit_*`` keys set; ``exit_search`` must not set them a second time.
+EXIT_SEARCH_KEYS = {"iterations": "exit_iterations", "c_puct": "exit_c_puct",
+                    "root_noise": "exit_root_noise", "noise_fraction": "exit_noise_fraction"}
+
+
+def _check_exit(cfg: TrainConfig) -> None:
+    """The ``exit`` backend's keys: the search runs natively, its own keys are set once."""
+    from zavandor_env.engine.native import native_available, native_status
+
+    _require(native_available(), "backend", f"is exit, which plays on the native core, but "
+             f"{native_status()}")
+    for key in cfg.exit_search:
+        _require(not isinstance(key, str) or key not in EXIT_SEARCH_KEYS, "exit_search",
+                 f"must not set {key!r}: the key {EXIT_SEARCH_KEYS.get(key)!r} sets it")
+        _require(isinstance(key, str) and key.isidentifier(), "exit_search",
+                 f"keys must be parameter names, got {key!r}")
+        _require(key not in ("seconds", "seed"), "exit_search",
+                 f"must not set {key!r}: self-play uses a fixed iteration budget and the "
+                 "trainer's seeds")
+        _require(key != "temperature", "exit_search",
+                 "must not set 'temperature': the trainer picks self-play moves from the "
+                 "root visits itself (exit_temperature_moves)")
+    _check_search_params(cfg)
+
+
+def exit_search_params(cfg: TrainConfig) -> dict[str, Any]:
+    """The ``exit`` backend's search parameters: the ``exit_*`` keys, then ``exit_search``
+    passed through (it may not repeat them: :data:`EXIT_SEARCH_KEYS`)."""
+    return {"iterations": cfg.exit_iterations, "c_puct": cfg.exit_c_puct,
+            "root_noise": cfg.exit_root_noise, "noise_fraction": cfg.exit_noise_fraction,
+            **cfg.exit_search}
+
+
+def _check_search_params(cfg: TrainConfig) -> None:
+    """Build the search once around a tiny network, so a parameter it refuses (an unknown
+    name, a bad value) fails now in one line, not in a worker after the run started."""
+    import numpy as np
+
+    from zavandor_env.engine.actions import NUM_ACTIONS
+    from zavandor_env.envs.observation import OBS_SIZE
+
+    try:
+        from zavandor_env.agents.heuristic import EngineUnavailableError
+        from zavandor_env.agents.netsearch import NetworkSearch
+        from zavandor_env.agents.policy_file import NumpyPolicy
+    except ImportError as exc:
+        raise TrainConfigError(f"config key 'backend' is exit, but the network search "
+                               f"cannot be imported ({exc})") from None
+    tiny = NumpyPolicy([np.zeros((1, OBS_SIZE), np.float32), np.zeros((NUM_ACTIONS, 1),
+                                                                      np.float32)],
+                       [np.zeros(1, np.float32), np.zeros(NUM_ACTIONS, np.float32)],
+                       value_weights=[np.zeros((1, OBS_SIZE), np.float32),
+                                      np.zeros((1, 1), np.float32)],
+                       value_biases=[np.zeros(1, np.float32), np.zeros(1, np.float32)])
+    try:
+        search = NetworkSearch(tiny, **exit_search_params(cfg))
+    except EngineUnavailableError as exc:  # e.g. a core built before the search existed
+        raise TrainConfigError(f"config key 'backend' is exit, but {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise TrainConfigError(f"config key 'exit_search': the search refuses its "
+                               f"parameters: {' '.join(str(exc).split())}") from None
+    close = getattr(search, "close", None)
+    if callable(close):
+        close()
 
 
 def _validate_game(cfg: TrainConfig) -> None:

@@ -836,9 +836,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     from zavandor_env.train.cli import add_arguments as add_train_arguments  # argparse only: light
 
-    train = sub.add_parser("train", help="self-play training (MaskablePPO, or RLlib PPO with "
-                           "backend: rllib; TensorBoard, checkpoints, --resume); no "
-                           "arguments: a short quick run")
+    train = sub.add_parser("train", help="self-play training (MaskablePPO, RLlib PPO with "
+                           "backend: rllib, or expert iteration with backend: exit; "
+                           "TensorBoard, checkpoints, --resume); no arguments: a short quick "
+                           "run")
     add_train_arguments(train)
     train.set_defaults(func=_cmd_train)
     return parser

@@ -22,6 +22,7 @@ void register_heuristic(pybind11::module_& m);
 void register_vec(pybind11::module_& m);
 void register_mcts(pybind11::module_& m);
 void register_naive(pybind11::module_& m);
+void register_net(pybind11::module_& m);
 
 namespace {
 
@@ -650,4 +651,5 @@ PYBIND11_MODULE(_native, m) {
   register_vec(m);
   register_mcts(m);
   register_naive(m);
+  register_net(m);
 }

@@ -1,0 +1,432 @@
+"""Expert iteration (``backend: exit``, ``train/exit.py``): config checks, the self-play
+targets, the loss, an end-to-end run through the command line, and resuming after a kill.
+
+The fast tests play a stand-in search (:class:`PriorSearch`: the network's prior sampled
+``iterations`` times, with the real search's API) so they test the trainer, not the search;
+the slow test runs the real ``NetworkSearch`` in a pool of two workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from zavandor_env.engine import native_available
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="exit plays on the native core")
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = {
+    "name": "exit_tiny", "backend": "exit", "num_players": 2, "seed": 3,
+    "game": {"max_decisions": 400, "allow_overbid": False},
+    "net_arch": [16], "activation": "tanh", "exit_generations": 2, "exit_games": 2,
+    "exit_workers": 1, "exit_iterations": 4, "exit_temperature_moves": 4,
+    "batch_size": 64, "n_epochs": 1, "eval_opponents": ["random"], "eval_games": 2,
+    "exit_eval_every": 2, "progress_bar": False,
+}
+
+
+@dataclass
+class _Result:
+    action: int
+    visits: np.ndarray
+    value: float
+    iterations: int
+
+
+class PriorSearch:
+    """A stand-in for ``NetworkSearch``: visits drawn from the network's masked prior."""
+
+    def __init__(self, policy: Any, iterations: int = 8, **params: Any) -> None:
+        from zavandor_env.envs.observation import ObservationEncoder
+
+        self.policy = policy
+        self.iterations = iterations
+        self.params = params
+        self.encoder = ObservationEncoder()
+
+    def run(self, game: Any, seat: int, seed: int) -> _Result:
+        from zavandor_env.envs.observation import mask_array
+
+        mask = mask_array(game.legal_actions())
+        probs = self.policy.probabilities(self.encoder.encode_game(game, seat), mask)
+        rng = np.random.default_rng(seed)
+        draws = rng.choice(len(probs), size=self.iterations, p=probs)
+        visits = np.bincount(draws, minlength=len(probs)).astype(np.int32)
+        return _Result(int(np.argmax(visits)), visits, 0.5, self.iterations)
+
+
+@pytest.fixture
+def prior_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zavandor_env.train import exit as exit_mod
+
+    monkeypatch.setattr(exit_mod, "make_search",
+                        lambda policy, params: PriorSearch(policy, **params))
+
+
+def _play_with_prior(task: Any) -> Any:
+    """``play_selfplay_game`` with :class:`PriorSearch`, for a spawned worker (where the
+    ``prior_search`` fixture's patch does not reach)."""
+    from zavandor_env.train import exit as exit_mod
+
+    exit_mod.make_search = lambda policy, params: PriorSearch(policy, **params)
+    return exit_mod.play_selfplay_game(task)
+
+
+def _write(tmp_path: Path, **changes: Any) -> Path:
+    import yaml
+
+    data = {**TINY, "runs_dir": str(tmp_path / "runs"), **changes}
+    path = tmp_path / "exit.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _cli(*args: str) -> int:
+    from zavandor_env import cli
+
+    return cli.main(["train", *args])
+
+
+# ---- config -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("changes, words", [
+    ({"exit_iterations": 0}, "exit_iterations"),
+    ({"exit_search": {"iterations": 3}}, "exit_iterations"),
+    ({"exit_search": {"seconds": 0.1}}, "fixed iteration budget"),
+    ({"exit_noise_fraction": 1.5}, "exit_noise_fraction"),
+    ({"exit_gens": 3}, "unknown config key 'exit_gens'"),
+    ({"exit_search": {"temperature": 1.0}}, "exit_temperature_moves"),
+    ({"exit_search": {"no_such_parameter": 1}}, "the search refuses its parameters"),
+])
+def test_a_bad_exit_key_is_one_line_naming_it(changes: dict[str, Any], words: str) -> None:
+    from zavandor_env.train.config import TrainConfigError, from_dict
+
+    with pytest.raises(TrainConfigError) as info:
+        from_dict({**TINY, **changes})
+    assert words in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_exit_search_belongs_to_the_exit_backend() -> None:
+    from zavandor_env.train.config import TrainConfigError, from_dict
+
+    with pytest.raises(TrainConfigError, match="exit_search"):
+        from_dict({"exit_search": {"virtual_loss": 1}})
+
+
+def test_the_shipped_exit_configs_load() -> None:
+    from zavandor_env.train.config import load_config
+
+    for players in (2, 4):
+        cfg = load_config(ROOT / "configs" / f"exit_{players}p.yaml")
+        assert cfg.backend == "exit" and cfg.num_players == players
+        assert cfg.init_policy is None or Path(ROOT / cfg.init_policy).is_file()
+
+
+def test_a_warm_start_copies_the_policy_files_actor_and_critic() -> None:
+    from zavandor_env.agents.policy_file import load_policy
+    from zavandor_env.train.exit import ExitModel
+
+    shipped = load_policy(ROOT / "train" / "checkpoints" / "selfplay_2p" / "policy.npz")
+    model = ExitModel([int(w.shape[0]) for w in shipped.weights[:-1]], shipped.activation)
+    assert model.load_policy(shipped)
+    copy = model.to_policy()
+    for a, b in zip(shipped.weights + (shipped.value_weights or []),
+                    copy.weights + (copy.value_weights or [])):
+        assert np.array_equal(a, b)
+    obs = np.random.default_rng(0).random((4, shipped.obs_dim)).astype(np.float32)
+    np.testing.assert_allclose(copy.logits(obs), shipped.logits(obs), atol=1e-5)
+
+
+# ---- targets and loss -------------------------------------------------------------------------
+def test_visit_target_is_a_distribution_over_the_legal_actions() -> None:
+    from zavandor_env.train.exit import visit_target
+
+    mask = np.array([True, False, True, True])
+    target = visit_target([3, 0, 1, 0], mask)
+    assert target.tolist() == [0.75, 0.0, 0.25, 0.0]
+    assert visit_target([0, 0, 0, 0], mask, action=2).tolist() == [0, 0, 1, 0]
+    assert visit_target([0, 0, 0, 0], mask).tolist() == pytest.approx([1 / 3, 0, 1 / 3, 1 / 3])
+    with pytest.raises(ValueError, match="illegal action"):
+        visit_target([1, 1, 0, 0], mask)
+
+
+def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_rewards(
+        prior_search: None) -> None:
+    from zavandor_env.agents.policy_file import NumpyPolicy
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
+
+    model = ExitModel([16], "tanh")
+    policy: NumpyPolicy = model.to_policy()
+    config = GameConfig(num_players=2, max_decisions=300, allow_overbid=False)
+    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 5,
+                                         "win", -1.0))
+    batch = record.batch
+    assert len(batch) > 10
+    assert (batch.target[~batch.mask] == 0).all()
+    assert np.allclose(batch.target.sum(1), 1.0)
+    assert (batch.mask.sum(1) >= 2).all()  # forced moves are not recorded
+    # Values are the final rewards of the 2-player "win" scheme (or the truncation reward).
+    assert set(np.unique(batch.value)) <= {-1.0, 1.0, 0.0}
+    again = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 5,
+                                        "win", -1.0))
+    assert np.array_equal(again.batch.target, batch.target)  # seeded: the same game
+
+
+def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
+    import torch
+
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.config import from_dict
+    from zavandor_env.train.exit import (
+        ExitModel,
+        GameTask,
+        batch_losses,
+        make_optimizer,
+        play_selfplay_game,
+        train_step,
+    )
+
+    torch.manual_seed(0)
+    cfg = from_dict({**TINY, "n_epochs": 10, "batch_size": 32, "learning_rate": 3e-3})
+    model = ExitModel(cfg.net_arch, cfg.activation)
+    config = GameConfig(num_players=2, max_decisions=150, allow_overbid=False)
+    batch = play_selfplay_game(GameTask(model.to_policy(), config.to_dict(), 5,
+                                        {"iterations": 8}, 1000, "win", -1.0)).batch
+    with torch.no_grad():
+        before = {k: float(v) for k, v in batch_losses(model, batch).items()}
+    train_step(model, make_optimizer(model, cfg), batch, cfg, np.random.default_rng(0))
+    with torch.no_grad():
+        after = {k: float(v) for k, v in batch_losses(model, batch).items()}
+    assert after["policy"] < before["policy"] - 0.05
+    assert after["value"] < before["value"]
+
+
+def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> None:
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit import ExitModel, GameTask, SelfPlayPool
+
+    config = GameConfig(num_players=2, max_decisions=120, allow_overbid=False).to_dict()
+    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
+                      "win", -1.0) for seed in (1, 2, 3)]
+    pool = SelfPlayPool(2, play=_play_with_prior)
+    try:
+        parallel = pool.play(tasks)
+    finally:
+        pool.close()
+    alone = SelfPlayPool(1).play(tasks)
+    assert [r.decisions for r in parallel] == [r.decisions for r in alone]
+    for a, b in zip(parallel, alone):
+        assert np.array_equal(a.batch.target, b.batch.target)
+        assert np.array_equal(a.batch.obs, b.batch.obs)
+
+
+def test_a_dead_worker_is_one_error_not_a_hang() -> None:
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit import ExitModel, GameTask, SelfPlayError, SelfPlayPool
+
+    config = GameConfig(num_players=2, max_decisions=3000, allow_overbid=False).to_dict()
+    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
+                      "win", -1.0) for seed in range(40)]
+    pool = SelfPlayPool(2, play=_play_with_prior)
+    try:
+        os.kill(min(pool.worker_pids), signal.SIGKILL)
+        with pytest.raises(SelfPlayError, match="worker process died"):
+            pool.play(tasks)
+    finally:
+        pool.close(terminate=True)
+
+
+class _CtrlC:
+    """A search that presses Ctrl-C at its ``after``-th call (never when ``after`` is None)."""
+
+    def __init__(self, policy: Any, after: int | None, **params: Any) -> None:
+        self.inner = PriorSearch(policy, **params)
+        self.after = after
+        self.calls = 0
+
+    def run(self, game: Any, seat: int, seed: int) -> _Result:
+        self.calls += 1
+        if self.calls == self.after:
+            raise KeyboardInterrupt
+        return self.inner.run(game, seat, seed)
+
+
+def test_ctrl_c_keeps_the_last_generation_and_says_how_to_resume(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from zavandor_env.train import exit as exit_mod
+
+    built = []  # one search per game: generation 1 plays games 1-2, generation 2 game 3...
+
+    def search(policy: Any, params: dict[str, Any]) -> Any:
+        built.append(policy)
+        return _CtrlC(policy, after=5 if len(built) == 3 else None, **params)
+
+    monkeypatch.setattr(exit_mod, "make_search", search)
+    assert _cli("--config", str(_write(tmp_path, exit_generations=3))) == 130
+    err = capsys.readouterr().err
+    assert "interrupted in generation 2 (self-play)" in err
+    assert "checkpoint of generation 1 is kept" in err and "--resume" in err
+    run = _run_dir(tmp_path)
+    monkeypatch.setattr(exit_mod, "make_search",
+                        lambda policy, params: PriorSearch(policy, **params))
+    assert _cli("--resume", str(run)) == 0
+    assert json.loads((run / "eval.json").read_text())["generation"] == 3
+
+
+# ---- end to end -------------------------------------------------------------------------------
+def _run_dir(tmp_path: Path) -> Path:
+    [run] = list((tmp_path / "runs").iterdir())
+    return run
+
+
+def test_a_tiny_run_through_the_cli_exports_a_loadable_policy(
+        prior_search: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from zavandor_env import cli
+    from zavandor_env.agents.policy_file import load_policy
+
+    assert _cli("--config", str(_write(tmp_path))) == 0
+    run = _run_dir(tmp_path)
+    assert (run / "config.yaml").is_file()
+    assert list(run.glob("events.out.tfevents.*"))
+    figures = json.loads((run / "eval.json").read_text())
+    assert figures["generation"] == 2 and figures["eval"]["random"]["games"] == 2
+    assert "run folder" in capsys.readouterr().out
+    policy = load_policy(run / "policy.npz")
+    assert policy.has_value and policy.info["generation"] == 2
+    # ``zavandor eval --agents policy:path=RUN/policy.npz ...`` loads the export and plays.
+    out = tmp_path / "eval"
+    assert cli.main(["eval", "--agents", f"policy:path={run / 'policy.npz'}", "random",
+                     "--games", "2", "--out", str(out), "--quiet", "--no-chart"]) == 0
+    assert (out / "summary.json").is_file()
+
+
+def test_resume_continues_at_the_next_generation_exactly(prior_search: None,
+                                                          tmp_path: Path) -> None:
+    from zavandor_env.agents.policy_file import load_policy
+
+    straight = tmp_path / "straight"
+    straight.mkdir()
+    assert _cli("--config", str(_write(straight, exit_generations=3))) == 0
+    stopped = tmp_path / "stopped"
+    stopped.mkdir()
+    assert _cli("--config", str(_write(stopped, exit_generations=3)),
+                "--set", "exit_generations=2") == 0
+    run = _run_dir(stopped)
+    assert _cli("--resume", str(run), "--set", "exit_generations=3") == 0
+    a = load_policy(_run_dir(straight) / "policy.npz")
+    b = load_policy(run / "policy.npz")
+    assert b.info["generation"] == 3
+    for wa, wb in zip(a.weights + (a.value_weights or []), b.weights + (b.value_weights or [])):
+        np.testing.assert_allclose(wa, wb, rtol=0, atol=1e-6)
+
+
+def test_a_broken_replay_file_is_skipped_on_resume(prior_search: None, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert _cli("--config", str(_write(tmp_path, exit_generations=1))) == 0
+    run = _run_dir(tmp_path)
+    newest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    (newest / "replay.npz").write_bytes(b"not a zip")
+    assert _cli("--resume", str(run), "--set", "exit_generations=2") == 0
+    err = capsys.readouterr().err
+    assert "replay.npz is unreadable" in err and "resuming from step_000000001 instead" in err
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_at_the_next_generation(tmp_path: Path) -> None:
+    """The real search in two worker processes; SIGKILL in the middle of a generation."""
+    pytest.importorskip("zavandor_env.agents.netsearch")
+    config = _write(tmp_path, exit_generations=6, exit_workers=2, exit_games=2,
+                    exit_iterations=8)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "zavandor_env.cli", "train", "--config",
+                             str(config)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 300
+    for line in proc.stdout:  # wait for the first finished generation, then kill
+        if line.startswith("generation 1:") or time.monotonic() > deadline:
+            break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    run = _run_dir(tmp_path)
+    state = json.loads((run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text()
+                        .strip() / "state.json").read_text())
+    done = state["step"]
+    assert done >= 1
+    result = subprocess.run([sys.executable, "-m", "zavandor_env.cli", "train", "--resume",
+                             str(run), "--set", f"exit_generations={done + 1}"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert f"generation {done + 1}:" in result.stdout
+    assert json.loads((run / "eval.json").read_text())["generation"] == done + 1
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux: read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _is_worker(pid: int) -> bool:
+    """Whether ``pid`` runs a multiprocessing worker (False once it is gone)."""
+    try:
+        return "multiprocessing" in Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc")
+def test_ctrl_c_with_two_workers_ends_the_pool_and_keeps_a_resumable_run(
+        tmp_path: Path) -> None:
+    """A real Ctrl-C (SIGINT to the trainer; its workers ignore it) in the first generation's
+    self-play: exit code 130, one line saying what is kept, no worker left running."""
+    from tests.interrupt import terminal_sigint
+
+    pytest.importorskip("zavandor_env.agents.netsearch")
+    # Long enough that the interrupt lands in the first generation's games.
+    config = _write(tmp_path, exit_generations=50, exit_workers=2, exit_games=40,
+                    exit_iterations=64)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "zavandor_env.cli", "train", "--config",
+                             str(config)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=terminal_sigint)
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while len(workers) < 2 or not list(tmp_path.glob("runs/*/checkpoints/LATEST")):
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline, "no checkpoint and workers within 2 minutes"
+            time.sleep(0.2)
+            workers = [c for c in _children(proc.pid) if _is_worker(c)]
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "checkpoint of generation 0 is kept" in err and "--resume" in err
+    time.sleep(0.5)
+    assert not [w for w in workers if _is_worker(w)]
+    assert (_run_dir(tmp_path) / "checkpoints" / "LATEST").is_file()
