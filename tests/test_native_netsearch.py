@@ -223,3 +223,17 @@ def test_load_policy_is_what_the_cache_returns() -> None:
     path = str(CHECKPOINTS / "selfplay_2p" / "policy.npz")
     assert cached_policy(path) is cached_policy(path)
     assert np.array_equal(cached_policy(path).weights[0], load_policy(path).weights[0])
+
+
+def test_the_network_agent_pickles_and_plays_after_unpickling() -> None:
+    import pickle
+
+    agent = MCTSAgent(seed=3, policy="network", iterations=4)
+    game = midgame(2, 6)
+    view = game.view(game.current_player)
+    before = agent.act(None, view, list(game.legal_actions()))
+    clone = pickle.loads(pickle.dumps(agent))
+    assert clone._net_searches == {}  # native objects are rebuilt, not pickled
+    fresh = MCTSAgent(seed=3, policy="network", iterations=4)
+    assert clone.act(None, view, list(game.legal_actions())) in game.legal_actions()
+    assert fresh.act(None, view, list(game.legal_actions())) == before
