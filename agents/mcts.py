@@ -58,6 +58,16 @@ small budgets and improves on it as the budget grows.  The earlier defaults stay
 ``MCTSAgent(policy="heuristic")`` and ``MCTSAgent(algorithm="tree", horizon_rounds=1,
 policy="heuristic", no_ruin=False)`` (figures: docs/benchmarks-history.md).
 
+``policy="network"`` (native only): the search is the network-guided PUCT search of
+:mod:`~zavandor_env.agents.netsearch` (``native/src/netmcts.cpp``) around a policy file,
+``net`` (default: the shipped ``train/checkpoints/selfplay_{n}p/policy.npz`` of the game's
+player count, loaded once per path through ``load_policy``): the network is its prior, its
+leaf value (the critic) and its model of the other seats; ``c_puct``,
+``opponent_temperature``, ``fpu_reduction``, ``rollout`` (``"none"``, ``"network"`` or
+``"heuristic"``) and ``rollout_steps`` are that search's (None: its defaults), the budgets
+and ``avoid_curse``, ``no_ruin`` and ``search_all`` this agent's; decisions it does not search
+are the network's best legal choice.  ``engine="python"`` is refused with one line.
+
 Budget: ``iterations`` per decision, or ``seconds`` (whichever is given; seconds wins), at
 most ``MAX_ITERATIONS`` or ``MAX_SECONDS``.  A timed search starts playouts while its budget
 lasts (the first one always) and drops one still running at twice the budget, so it returns
@@ -86,7 +96,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from os import PathLike
+from typing import TYPE_CHECKING, Any
 
 from zavandor_env.engine import Game, GameConfig, Phase
 from zavandor_env.engine.actions import BID, BID_RAISES, OPEN_ARTIFACT, OPEN_SENTINEL, PASS
@@ -94,6 +105,7 @@ from zavandor_env.engine.data import ARTIFACTS, SENTINEL_MIN_BID
 from zavandor_env.engine.determinize import determinize
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL
 from zavandor_env.engine.view import PlayerView
+from zavandor_env.resources import data_path
 
 from .base import Agent
 from .heuristic import (
@@ -109,6 +121,9 @@ from .heuristic import (
 from .naive import naive_decision, safe_default
 from .params_file import check_flags
 from .planner import PlannerParams, native_planner_params, planner_decision, resolve_params
+
+if TYPE_CHECKING:  # imported when used: the network search loads the observation module
+    from .netsearch import NetworkSearch
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
 POLICIES = ("heuristic", "naive", "planner")
@@ -198,7 +213,8 @@ class MCTSAgent(Agent):
         seed: seeds determinizations, rollouts and tie-breaks.
         iterations: iterations per decision (used when ``seconds`` is None).
         seconds: wall-clock budget per decision (overrides ``iterations``).
-        policy: the scripted player the search is built around -- ``"planner"`` (the
+        policy: ``"network"``: the network-guided search (module docstring); otherwise
+            the scripted player the search is built around -- ``"planner"`` (the
             shipped ``planner.yaml`` parameters), ``"naive"`` or ``"heuristic"`` (the default
             before 2026-12-01): its choice is the prior (flat: kept unless beaten
             significantly; tree: the progressive bias and the first expansion), it decides
@@ -233,6 +249,11 @@ class MCTSAgent(Agent):
             policy in every determinization; ``"heuristic"`` is its old name, for the
             heuristic policy only).
         max_depth: tree: at most this many tree edges per iteration (0: unlimited).
+        net: policy="network": the policy file (default: the shipped one of the game's
+            player count).
+        c_puct, opponent_temperature, fpu_reduction, rollout_steps: policy="network": the
+            network search's parameters (agents/netsearch.py; None: its defaults); refused
+            with any other policy.
         no_ruin: never choose a bid or an opening whose price exceeds what the seat can pay
             without selling an active gem (its hand plus its inactive gems), as the heuristic
             never does.  When the rollouts model the opponents wrongly (heuristic rollouts
@@ -264,11 +285,33 @@ class MCTSAgent(Agent):
         max_depth: int = 0,
         no_ruin: bool = True,
         policy: str = "planner",
+        net: str | None = None,
+        c_puct: float | None = None,
+        opponent_temperature: float | None = None,
+        fpu_reduction: float | None = None,
+        rollout_steps: int | None = None,
     ) -> None:
         super().__init__(seed)
-        _check_choice("policy", policy, POLICIES)
-        rollout = policy if rollout is None else rollout
-        _check_choice("rollout", rollout, (*POLICIES, "random"))
+        _check_choice("policy", policy, (*POLICIES, "network"))
+        network_options = {"net": net, "c_puct": c_puct,
+                           "opponent_temperature": opponent_temperature,
+                           "fpu_reduction": fpu_reduction, "rollout_steps": rollout_steps}
+        if policy == "network":
+            from .netsearch import ROLLOUTS
+
+            if engine == "python":
+                raise ValueError("mcts: policy='network' runs natively only (the search and "
+                                 "the network are C++); use engine=auto or engine=native")
+            rollout = "none" if rollout is None else rollout
+            _check_choice("rollout", rollout, ROLLOUTS)
+            if net is not None and not isinstance(net, (str, PathLike)):
+                raise ValueError(f"net must be a path to a policy .npz, got {net!r}")
+        else:
+            given = [k for k, v in network_options.items() if v is not None]
+            if given:
+                raise ValueError(f"mcts: {', '.join(given)} only apply with policy='network'")
+            rollout = policy if rollout is None else rollout
+            _check_choice("rollout", rollout, (*POLICIES, "random"))
         _check_choice("algorithm", algorithm, ("flat", "tree"))
         _check_choice("opponent_model", opponent_model, ("search", "policy", "heuristic"))
         if opponent_model == "heuristic" and policy != "heuristic":
@@ -297,6 +340,17 @@ class MCTSAgent(Agent):
         self.policy = policy
         self.planner: PlannerParams | None = (
             resolve_params(None) if "planner" in (policy, rollout) else None)
+        self.net = None if net is None else str(net)
+        # The network search's own parameters (None: NetworkSearch's defaults).
+        self.network_params = {k: v for k, v in network_options.items()
+                               if k != "net" and v is not None}
+        self._net_searches: dict[str, NetworkSearch] = {}  # by policy path, built lazily
+        if policy == "network":  # a bad parameter is a one-line error now, not at the 1st move
+            from .netsearch import NetworkSearch
+
+            NetworkSearch.check_params(rollout=rollout, avoid_curse=avoid_curse,
+                                       iterations=iterations, seconds=seconds,
+                                       **self.network_params)
         self.last_iterations = 0
         if engine is not None and engine not in ENGINES:
             raise ValueError(f"mcts: engine must be 'auto', 'native' or 'python', "
@@ -325,14 +379,17 @@ class MCTSAgent(Agent):
         state = self.__dict__.copy()  # the module and the native weights do not pickle
         state["_native"] = state["_native_weights"] = state["_native_weights_of"] = None
         state["_native_planner"] = None
+        state["_net_searches"] = {}  # native networks do not pickle: rebuilt on demand
         state.pop("last_root", None)  # the last Python search tree: kept for tests only
+        state.pop("last_result", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # An agent pickled before the flat search existed was a tree search.
         self.__dict__.update({"algorithm": "tree", "switch_z": 2.0, "min_pairs": 4,
                               "opponent_model": "search", "max_depth": 0,
-                              "policy": "heuristic", "planner": None})
+                              "policy": "heuristic", "planner": None, "net": None,
+                              "network_params": {}, "_net_searches": {}})
         self.__dict__.update(state)
         self._attach_native()
 
@@ -359,6 +416,12 @@ class MCTSAgent(Agent):
         draw from this agent's generator, as the native search draws from its own)."""
         if who == "heuristic":
             return choose(view, legal_actions, self.w)
+        if who == "network":  # outside the searched phases: the network's own best choice
+            search = self.network_search(view.config.num_players)
+            data = view._state.to_dict()
+            data["history"] = []
+            core = search.module.Core.from_state_dict(data)
+            return search.network_choice(core, view.seat, legal_actions)
         if who == "naive":
             action = naive_decision(view, legal_actions, self.rng)
         else:
@@ -369,6 +432,8 @@ class MCTSAgent(Agent):
     # ---- search -------------------------------------------------------------------------
     def search(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         """The searched choice among ``legal_actions`` (legal for the deciding seat)."""
+        if self.policy == "network":
+            return self._search_network(view, legal_actions)
         if self._native is not None:
             return self._search_native(view, legal_actions)
         if not self._searchable(view, legal_actions):
@@ -415,6 +480,37 @@ class MCTSAgent(Agent):
                                           self._native_weights, self.rng.getrandbits(64))
         self.last_iterations = done
         return action
+
+    def network_search(self, num_players: int) -> NetworkSearch:
+        """The network search this agent runs at ``num_players`` (policy="network"): around
+        ``net``, by default the shipped policy of that player count, loaded once per path."""
+        from .netsearch import DEFAULT_NET, NetworkSearch, cached_policy
+
+        path = self.net or str(data_path(DEFAULT_NET.format(n=num_players)))
+        search = self._net_searches.get(path)
+        if search is None:
+            params: dict[str, Any] = dict(self.network_params)
+            params.update(rollout=self.rollout, avoid_curse=self.avoid_curse)
+            if self.seconds is None:
+                params["iterations"] = self.iterations
+            else:
+                params["seconds"] = self.seconds
+            search = NetworkSearch(cached_policy(path), **params)
+            self._net_searches[path] = search
+        return search
+
+    def _search_network(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
+        """The network-guided search (agents/netsearch.py) on a core built from the view's
+        state (the search reads only what the seat may know)."""
+        search = self.network_search(view.config.num_players)
+        data = view._state.to_dict()
+        data["history"] = []
+        core = search.module.Core.from_state_dict(data)
+        result = search.run_core(core, view.seat, list(legal_actions),
+                                 self.rng.getrandbits(64))
+        self.last_iterations = result.iterations
+        self.last_result = result
+        return result.action
 
     def _search_python(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
         if self.algorithm == "flat":

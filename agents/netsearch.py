@@ -1,27 +1,60 @@
-"""Network-guided search: the public API the agent and the expert-iteration trainer call.
+"""Search guided by a policy network: a determinized PUCT search (AlphaZero / Expert
+Iteration style), run natively (``native/src/netmcts.cpp``; its header explains the
+algorithm step by step).
 
-STUB (step 1 of issue 19): the API is final, the search is not.  :meth:`NetworkSearch.run`
-here spreads ``iterations`` visits over the legal actions in proportion to the policy's
-masked softmax and plays the most visited; the native determinized PUCT search replaces it
-without changing a signature.
+Each iteration draws a determinization (a full game consistent with what the searching seat
+knows, as the other searches of :mod:`~zavandor_env.agents.mcts`).  The tree holds only the
+searching seat's decisions; the other seats' decisions are played in each determinization by
+the network itself (sampled from its masked softmax at ``opponent_temperature``; 0: its
+argmax).  A new node takes the network's masked softmax over the seat's observation as its
+prior and the critic as its value: the critic estimates the training return (about -1 for a
+loss, +1 for a win), mapped to a win estimate ``(v + 1) / 2`` in [0, 1]; a finished game
+scores its real result (the seat's win share).  Optional short rollouts (``rollout``,
+``rollout_steps``) play on before the critic is read.  Selection is PUCT,
+``Q + c_puct * P * sqrt(N) / (1 + n)``, over the actions legal in the determinization (priors
+renormalised over them), an unvisited action valued at its node's value less
+``fpu_reduction``.  At the root, ``avoid_curse`` keeps to curse-free actions (as MCTSAgent),
+Dirichlet noise (``root_noise`` = alpha, ``noise_fraction``) and a visit-count ``temperature``
+serve self-play training; the move is the most visited root action.
+
+The public API, used by :class:`~zavandor_env.agents.mcts.MCTSAgent` (``policy="network"``)
+and by the expert-iteration trainer::
 
     from zavandor_env.agents.netsearch import NetworkSearch, SearchResult
-    search = NetworkSearch(policy, iterations=200, c_puct=1.5, root_noise=0.3)
+    search = NetworkSearch(policy, iterations=200, root_noise=0.3)
     result = search.run(game, seat, seed)     # game: a native-backend Game
     result.action, result.visits, result.value, result.iterations
+
+Budgets are MCTSAgent's: ``iterations``, or ``seconds`` (wall clock, overrides iterations;
+the search returns within twice it), capped at ``MAX_ITERATIONS`` / ``MAX_SECONDS``.  For a
+seed and an iteration budget the search is deterministic.  The network is evaluated in C++
+(:func:`~zavandor_env.agents.policy_file.native_network`); the policy file's weights are
+converted once per :class:`NetworkSearch`.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from zavandor_env.engine import Game
 from zavandor_env.engine.actions import NUM_ACTIONS
-from zavandor_env.envs.observation import ObservationEncoder
+from zavandor_env.envs.observation import OBS_SIZE
 
-from .policy_file import NumpyPolicy
+from .heuristic import EngineUnavailableError, HeuristicWeights, resolve_weights
+from .policy_file import NumpyPolicy, PolicyFileError, native_network
+
+ROLLOUTS = ("none", "network", "heuristic")
+#: The network of MCTSAgent(policy="network") without ``net``: the shipped policy of the game's
+#: player count (``n``).
+DEFAULT_NET = "train/checkpoints/selfplay_{n}p/policy.npz"
+#: The largest budgets of one search (MCTSAgent's).
+MAX_ITERATIONS = 1_000_000
+MAX_SECONDS = 3600.0
 
 
 @dataclass(frozen=True)
@@ -29,8 +62,8 @@ class SearchResult:
     """One search's outcome for the deciding seat.
 
     Attributes:
-        action: the move (the most visited root action, or sampled by visit counts with a
-            ``temperature`` > 0).
+        action: the move (the most visited allowed root action, or sampled by visit counts
+            with a ``temperature`` > 0).
         visits: int32 ``[NUM_ACTIONS]``, the root visit counts (0 for unsearched actions).
         value: the root's mean value for the seat, a win estimate in [0, 1].
         iterations: iterations completed.
@@ -42,60 +75,207 @@ class SearchResult:
     iterations: int
 
 
+def _number(name: str, value: object, low: float, high: float | None = None,
+            open_low: bool = False) -> float:
+    """``value`` as a float within [low, high] (``(low, ...`` with open_low), else one line."""
+    bad = isinstance(value, bool) or not isinstance(value, (int, float))
+    if not bad:
+        x = float(value)  # type: ignore[arg-type]
+        bad = not np.isfinite(x) or x < low or (open_low and x == low) or (
+            high is not None and x > high)
+    if bad:
+        lo = "(" if open_low else "["
+        hi = f"{high:g}]" if high is not None else "inf)"
+        raise ValueError(f"{name} must be a number in {lo}{low:g}, {hi}, got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _native_module() -> Any:
+    from zavandor_env.engine import native
+
+    if not native.native_available():
+        raise EngineUnavailableError(f"the network search needs the native core "
+                                     f"({native.native_status()})")
+    module = native.core_module()
+    if not hasattr(module, "netmcts_search"):
+        raise EngineUnavailableError("the native core was built without the network search "
+                                     "(native/src/netmcts.cpp): rebuild it")
+    return module
+
+
 class NetworkSearch:
     """A determinized PUCT search around a policy network (see the module docstring).
 
     Args:
-        policy: the network: prior, leaf value (its critic) and opponent model.
+        policy: the network: prior, leaf value (its critic; without one, the heuristic
+            evaluation) and the model of the other seats.
         iterations: iterations per search (used when ``seconds`` is None).
         seconds: wall-clock budget per search (overrides ``iterations``).
         c_puct: PUCT exploration constant.
+        fpu_reduction: an unvisited action is valued at its node's value less this.
         root_noise: Dirichlet alpha of the root noise (0: none; self-play training uses it).
         noise_fraction: weight of the noise in the root prior.
-        temperature: the move is sampled from visits ** (1 / temperature) (0: most visited).
+        temperature: the move is sampled from ``visits ** (1 / temperature)`` (0: the most
+            visited).
         opponent_temperature: softmax temperature of the network playing the other seats
             (0: greedy).
+        rollout: ``"none"`` (the critic at once), ``"network"`` or ``"heuristic"``: who
+            plays ``rollout_steps`` decisions (every seat) before the critic is read.
+        rollout_steps: the length of those rollouts, in decisions.
+        avoid_curse: search without overbids and play only curse-free actions (MCTSAgent's
+            ``avoid_curse``).
     """
 
-    def __init__(self, policy: NumpyPolicy, *, iterations: int = 64, seconds: float | None = None,
-                 c_puct: float = 1.5, root_noise: float = 0.0, noise_fraction: float = 0.25,
-                 temperature: float = 0.0, opponent_temperature: float = 1.0) -> None:
+    def __init__(self, policy: NumpyPolicy, *, iterations: int = 64,
+                 seconds: float | None = None, c_puct: float = 1.5,
+                 fpu_reduction: float = 0.1, root_noise: float = 0.0,
+                 noise_fraction: float = 0.25, temperature: float = 0.0,
+                 opponent_temperature: float = 1.0, rollout: str = "none",
+                 rollout_steps: int = 0, avoid_curse: bool = True) -> None:
+        if not isinstance(policy, NumpyPolicy):
+            raise TypeError(f"policy must be a NumpyPolicy (load_policy), got "
+                            f"{type(policy).__name__}")
+        if policy.obs_dim != OBS_SIZE or policy.num_actions != NUM_ACTIONS:
+            raise PolicyFileError(
+                f"the network takes observations of size {policy.obs_dim} and has "
+                f"{policy.num_actions} actions; this game has {OBS_SIZE} and {NUM_ACTIONS}")
+        self.check_params(iterations=iterations, seconds=seconds, c_puct=c_puct,
+                          fpu_reduction=fpu_reduction, root_noise=root_noise,
+                          noise_fraction=noise_fraction, temperature=temperature,
+                          opponent_temperature=opponent_temperature, rollout=rollout,
+                          rollout_steps=rollout_steps, avoid_curse=avoid_curse)
         self.policy = policy
         self.iterations = iterations
         self.seconds = seconds
-        self.c_puct = c_puct
-        self.root_noise = root_noise
-        self.noise_fraction = noise_fraction
-        self.temperature = temperature
-        self.opponent_temperature = opponent_temperature
-        self._encoder = ObservationEncoder()
+        self.c_puct = float(c_puct)
+        self.fpu_reduction = float(fpu_reduction)
+        self.root_noise = float(root_noise)
+        self.noise_fraction = float(noise_fraction)
+        self.temperature = float(temperature)
+        self.opponent_temperature = float(opponent_temperature)
+        self.rollout = rollout
+        self.rollout_steps = rollout_steps
+        self.avoid_curse = avoid_curse
+        self.weights: HeuristicWeights = resolve_weights(None)
+        self.last_profile: dict[str, float] | None = None
+        self.module = _native_module()
+        self._network = native_network(policy)
+        self._native_weights = self.module.HeuristicWeights(self.weights.to_dict())
 
-    def run(self, game: Game, seat: int, seed: int) -> SearchResult:
-        """Search the decision of ``seat`` (the deciding player) in ``game``."""
+    @staticmethod
+    def check_params(**params: Any) -> None:
+        """One-line ``ValueError`` unless ``params`` (any of the constructor's keywords but
+        ``policy``) are valid; MCTSAgent checks its spec with it before loading a network."""
+        known = {"iterations", "seconds", "c_puct", "fpu_reduction", "root_noise",
+                 "noise_fraction", "temperature", "opponent_temperature", "rollout",
+                 "rollout_steps", "avoid_curse"}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise ValueError(f"unknown network search parameter(s): {', '.join(unknown)}")
+        seconds = params.get("seconds")
+        if seconds is None:
+            iterations = params.get("iterations", 64)
+            if type(iterations) is not int or not 1 <= iterations <= MAX_ITERATIONS:
+                raise ValueError(f"iterations must be an integer in [1, {MAX_ITERATIONS}], "
+                                 f"got {iterations!r}")
+        else:
+            _number("seconds", seconds, 0.0, MAX_SECONDS, open_low=True)
+        bounds = {"c_puct": (0.0, None), "fpu_reduction": (-1.0, 1.0), "root_noise": (0.0, None),
+                  "noise_fraction": (0.0, 1.0), "temperature": (0.0, None),
+                  "opponent_temperature": (0.0, None)}
+        for name, (low, high) in bounds.items():
+            if name in params:
+                _number(name, params[name], low, high)
+        rollout = params.get("rollout", "none")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(map(repr, ROLLOUTS))}, "
+                             f"got {rollout!r}")
+        steps = params.get("rollout_steps", 0)
+        if type(steps) is not int or not 0 <= steps <= 100_000:
+            raise ValueError(f"rollout_steps must be an integer in [0, 100000], got {steps!r}")
+        if type(params.get("avoid_curse", True)) is not bool:
+            raise ValueError(f"avoid_curse must be True or False, got "
+                             f"{params['avoid_curse']!r}")
+
+    def params(self) -> dict[str, Any]:
+        """The native search's parameters (``netmcts_search``)."""
+        out: dict[str, Any] = {
+            "c_puct": self.c_puct, "fpu_reduction": self.fpu_reduction,
+            "root_noise": self.root_noise, "noise_fraction": self.noise_fraction,
+            "temperature": self.temperature, "opponent_temperature": self.opponent_temperature,
+            "rollout": self.rollout, "rollout_steps": self.rollout_steps,
+            "avoid_curse": self.avoid_curse,
+        }
+        if self.seconds is None:
+            out["iterations"] = self.iterations
+        else:
+            out["seconds"] = self.seconds
+        return out
+
+    def run(self, game: Game, seat: int, seed: int, legal: list[int] | None = None,
+            profile: bool = False) -> SearchResult:
+        """Search the decision of ``seat`` (the deciding player) of ``game``.
+
+        Args:
+            game: a native-backend game with a decision pending; it is only read.
+            seat: the deciding seat.
+            seed: an integer in [0, 2**64): seeds determinizations, opponents' samples and
+                the root noise.
+            legal: the actions the search may choose (default: all legal ones).
+            profile: time the parts of the search (``last_profile``: seconds spent in
+                determinization, observation encoding, forward passes and the rules).
+        """
+        core = game.native_core
+        if core is None:
+            raise ValueError("the network search runs on native games only "
+                             "(Game.new(..., backend='native'))")
+        if game.is_over:
+            raise ValueError("the game is over: no decision is pending")
         if seat != game.current_player:
             raise ValueError(f"seat {seat} is not the deciding player {game.current_player}")
-        legal = list(game.legal_actions())
-        if not legal:
-            raise ValueError("no decision is pending")
-        obs = self._encoder.encode_game(game, seat)
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[legal] = True
-        probs = self.policy.probabilities(obs, mask)
-        rng = np.random.default_rng(seed)
-        if self.root_noise > 0:
-            noise = rng.dirichlet([self.root_noise] * len(legal))
-            probs[legal] = (1 - self.noise_fraction) * probs[legal] + self.noise_fraction * noise
-        n = self.iterations
-        visits = np.floor(probs * n).astype(np.int32)
-        visits[int(np.argmax(probs))] += n - int(visits.sum())
-        if self.temperature > 0:
-            weights = visits.astype(np.float64) ** (1.0 / self.temperature)
-            action = int(rng.choice(NUM_ACTIONS, p=weights / weights.sum()))
-        else:
-            action = int(np.argmax(visits))
-        value = self.policy.value(obs)
-        win = 0.5 if value is None else float(np.clip((value + 1.0) / 2.0, 0.0, 1.0))
-        return SearchResult(action=action, visits=visits, value=win, iterations=n)
+        actions = list(game.legal_actions()) if legal is None else list(legal)
+        return self.run_core(core, seat, actions, seed, profile)
+
+    def run_core(self, core: Any, seat: int, legal: list[int], seed: int,
+                 profile: bool = False) -> SearchResult:
+        """:meth:`run` on a native ``Core`` (``_native.Core``) and the actions allowed."""
+        if type(seed) is not int or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+        params = self.params()
+        if profile:
+            params["profile"] = True
+        action, visits, value, done = self.module.netmcts_search(
+            core, seat, list(legal), self._network, params, self._native_weights, seed)
+        if profile:
+            self.last_profile = dict(self.module._netmcts_profile())
+        return SearchResult(action=int(action), visits=visits, value=float(value),
+                            iterations=int(done))
+
+    def network_choice(self, core: Any, seat: int, legal: Sequence[int]) -> int:
+        """The network's own choice for ``seat`` of ``core``: its best legal logit."""
+        obs = np.empty(OBS_SIZE, np.float32)
+        self.module.observe(core, seat, obs)
+        logits, _ = self._network.forward(obs)
+        return max(legal, key=lambda a: float(logits[a]))
 
 
-__all__ = ["NetworkSearch", "SearchResult"]
+# Loaded policies by path, for MCTSAgent(policy="network"): one NumpyPolicy per file.
+_POLICIES: dict[str, NumpyPolicy] = {}
+_LOCK = threading.Lock()
+
+
+def cached_policy(path: str) -> NumpyPolicy:
+    """The policy file at ``path`` through :func:`load_policy` (so a hostile file is one
+    :class:`PolicyFileError` line), loaded once per path."""
+    from .policy_file import load_policy
+
+    with _LOCK:
+        policy = _POLICIES.get(path)
+        if policy is None:
+            policy = load_policy(path, obs_dim=OBS_SIZE, num_actions=NUM_ACTIONS)
+            _POLICIES[path] = policy
+        return policy
+
+
+__all__ = ["DEFAULT_NET", "MAX_ITERATIONS", "MAX_SECONDS", "ROLLOUTS", "NetworkSearch",
+           "SearchResult", "cached_policy"]

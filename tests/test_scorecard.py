@@ -91,9 +91,11 @@ def test_the_mcts_opponent_is_the_tree_search_every_parameter_pinned():
             agent.prior_weight, agent.eval_scale, agent.search_all, agent.avoid_curse) == (
         "tree", 16, None, "heuristic", "heuristic", 1, "search", 0, 0.7, 1.0, 5.0, False, True)
     # Every search parameter of the tree search is in the spec (switch_z and min_pairs are
-    # flat-only; engine changes the speed, not the play).
+    # flat-only; net ... rollout_steps belong to policy=network, refused with any other
+    # policy; engine changes the speed, not the play).
     tree_params = set(inspect.signature(MCTSAgent).parameters) - {
-        "seed", "seconds", "weights", "engine", "switch_z", "min_pairs"}
+        "seed", "seconds", "weights", "engine", "switch_z", "min_pairs",
+        "net", "c_puct", "opponent_temperature", "fpu_reduction", "rollout_steps"}
     assert set(spec.params) == tree_params
 
 

@@ -279,10 +279,44 @@ def bench_mcts(num_players: int, seconds: float = 3.0, seed: int = 0,
                     done / elapsed, "iterations/s", seconds=elapsed)
 
 
+def bench_netsearch(num_players: int, seconds: float = 3.0, seed: int = 0,
+                    iterations: int = 64) -> BenchRow:
+    """Iterations per second of the network-guided search (``mcts:policy=network``: the
+    shipped policy of the player count, ``iterations`` per decision, the search's defaults)
+    on the searched decisions of a heuristic game, cycling through its positions for about
+    ``seconds``."""
+    from zavandor_env.agents.heuristic import HeuristicAgent
+    from zavandor_env.agents.netsearch import DEFAULT_NET, NetworkSearch, cached_policy
+    from zavandor_env.resources import data_path
+
+    seconds = check_seconds(seconds)
+    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend="native")
+    players = [HeuristicAgent(seed=s) for s in range(num_players)]
+    for s, player in enumerate(players):
+        player.reset(s, num_players)
+    positions: list[Game] = []
+    while not game.is_over and len(positions) < 200:
+        seat = game.current_player
+        if game.phase in (0, 1) and len(game.legal_actions()) > 1:  # TURN, BID: searched
+            positions.append(game.clone())
+        game.apply(players[seat].act(None, game.view(seat), game.legal_actions()))
+    policy = cached_policy(str(data_path(DEFAULT_NET.format(n=num_players))))
+    search = NetworkSearch(policy, iterations=iterations)
+    done = decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        position = positions[decisions % len(positions)]
+        done += search.run(position, position.current_player, decisions).iterations
+        decisions += 1
+    elapsed = time.perf_counter() - start
+    return BenchRow(f"mcts:policy=network [native], {iterations} iterations per decision",
+                    num_players, done / elapsed, "iterations/s", seconds=elapsed)
+
+
 def native_extras(num_players: int, seconds: float = 3.0, seed: int = 0) -> list[BenchRow]:
     """Rows of what runs natively beyond the engine: the batched vector env (N=64, random
-    and heuristic opponents) and MCTS iterations per second with the search on each
-    engine."""
+    and heuristic opponents), MCTS iterations per second with the search on each engine, and
+    the network-guided search's iterations per second."""
     from zavandor_env.agents.vector_env import bench_vector_row
 
     # Under the rulebook's Curse a random learner is out within a round (games of ~5 learner
@@ -291,4 +325,6 @@ def native_extras(num_players: int, seconds: float = 3.0, seed: int = 0) -> list
             for options in ({}, {"allow_overbid": False})
             for opponents in ("random", "heuristic")]
     rows += [bench_mcts(num_players, seconds, seed, engine) for engine in ("python", "native")]
+    if hasattr(core_module(), "netmcts_search"):
+        rows.append(bench_netsearch(num_players, seconds, seed))
     return rows

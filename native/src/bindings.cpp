@@ -23,6 +23,7 @@ void register_vec(pybind11::module_& m);
 void register_mcts(pybind11::module_& m);
 void register_naive(pybind11::module_& m);
 void register_net(pybind11::module_& m);
+void register_netmcts(pybind11::module_& m);
 
 namespace {
 
@@ -652,4 +653,5 @@ PYBIND11_MODULE(_native, m) {
   register_mcts(m);
   register_naive(m);
   register_net(m);
+  register_netmcts(m);
 }

@@ -259,16 +259,18 @@ int MctsSearch::add_edge(int node, int action) {
   return e;
 }
 
-void MctsSearch::apply(int action) {
-  GameState& s = work_;
+int apply_skipping_forced(GameState& s, int action, int* legal) {
   step(s, action, false);
-  nlegal_ = legal_actions(s, legal_);
-  if (!s.config.skip_forced_decisions) return;
-  while (nlegal_ == 1) {  // Game._skip_forced
-    step(s, legal_[0], false);
-    nlegal_ = legal_actions(s, legal_);
+  int n = legal_actions(s, legal);
+  if (!s.config.skip_forced_decisions) return n;
+  while (n == 1) {  // Game._skip_forced
+    step(s, legal[0], false);
+    n = legal_actions(s, legal);
   }
+  return n;
 }
+
+void MctsSearch::apply(int action) { nlegal_ = apply_skipping_forced(work_, action, legal_); }
 
 int MctsSearch::select(int prior) const {
   // _select: UCB1 with availability counts, first best in legal order.
@@ -323,29 +325,36 @@ bool MctsSearch::rollout(int root_round) {
   return true;
 }
 
-bool MctsSearch::must_stop() {
+bool SearchClock::must_stop() {
   using clock = std::chrono::steady_clock;
   const auto now = clock::now();
-  if (p_->interrupted && now >= next_poll_) {
+  if (poll_ != nullptr && *poll_ && now >= next_poll_) {
     next_poll_ = now + std::chrono::milliseconds(10);
-    interrupted_ = interrupted_ || p_->interrupted();
+    interrupted_ = interrupted_ || (*poll_)();
   }
   if (interrupted_ || now >= hard_deadline_) return true;
-  return timed_ && done_ > 0 && now >= soft_deadline_;
+  return timed_ && done > 0 && now >= soft_deadline_;
 }
 
-void MctsSearch::start_clock(std::chrono::steady_clock::time_point start) {
+void SearchClock::start(std::chrono::steady_clock::time_point start, double seconds,
+                        double max_seconds, const std::function<bool()>* interrupted) {
   using clock = std::chrono::steady_clock;
-  auto after = [&](double seconds) {
-    return start + std::chrono::duration_cast<clock::duration>(
-                       std::chrono::duration<double>(seconds));
+  auto after = [&](double s) {
+    return start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(s));
   };
-  timed_ = p_->seconds > 0;
+  poll_ = interrupted;
+  timed_ = seconds > 0;
   interrupted_ = false;
-  done_ = 0;
-  soft_deadline_ = after(timed_ ? p_->seconds : 0.0);
-  hard_deadline_ = after(timed_ ? std::min(2 * p_->seconds, p_->max_seconds) : p_->max_seconds);
+  done = 0;
+  soft_deadline_ = after(timed_ ? seconds : 0.0);
+  hard_deadline_ = after(timed_ ? std::min(2 * seconds, max_seconds) : max_seconds);
   next_poll_ = start;
+}
+
+bool MctsSearch::must_stop() { return clock_.must_stop(); }
+
+void MctsSearch::start_clock(std::chrono::steady_clock::time_point start) {
+  clock_.start(start, p_->seconds, p_->max_seconds, &p_->interrupted);
 }
 
 void MctsSearch::evaluate(double* rewards) const {
@@ -497,9 +506,10 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
   for (int a = 0; a < NUM_ACTIONS; ++a) slot_[a] = -1;
   start_clock(start);
   if (params.flat) return flat_search(seat, allowed, n_allowed, real.round);
-  while (!must_stop() && (timed_ || done_ < params.iterations) && iterate(real.round)) ++done_;
-  result.iterations = done_;
-  result.interrupted = interrupted_;
+  while (!must_stop() && (clock_.timed() || clock_.done < params.iterations) && iterate(real.round))
+    ++clock_.done;
+  result.iterations = clock_.done;
+  result.interrupted = clock_.interrupted();
 
   // Most visits wins, ties by the better mean, then the first expanded (a root edge whose
   // only playout was dropped has no visit and never wins).
@@ -559,7 +569,7 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
     bool prior_played = false;
     bool played = false;
     for (int k = 0; k < n; ++k) {
-      if (must_stop() || (!timed_ && done_ >= params.iterations)) {
+      if (must_stop() || (!clock_.timed() && clock_.done >= params.iterations)) {
         stop = true;
         break;
       }
@@ -589,16 +599,16 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
         dsum[k] += d;
         dsq[k] += d * d;
       }
-      ++done_;
+      ++clock_.done;
     }
     // A sample in which no root action is legal still spends an iteration, so that the
     // budget ends (search() already returns when none is legal in the searched game).
-    if (!played && !stop) ++done_;
+    if (!played && !stop) ++clock_.done;
   }
   for (int k = 0; k < n; ++k) edges_[edge_of[k]].avail -= 1;  // add_edge counted one
   MctsResult result;
-  result.iterations = done_;
-  result.interrupted = interrupted_;
+  result.iterations = clock_.done;
+  result.interrupted = clock_.interrupted();
   int best = -1;
   double best_mean = 0.0;
   for (int k = 0; k < n; ++k) {

@@ -133,6 +133,33 @@ class Determinizer {
   std::vector<std::vector<int>> letter_items_;
 };
 
+// When a search must stop, shared by MctsSearch and NetMctsSearch (netmcts.hpp): with a
+// wall-clock budget (seconds > 0) playouts start until it is spent (the first one always) and
+// one still running is dropped once it is spent and another has completed, or at twice the
+// budget; every search stops at max_seconds; `interrupted`, when set, is polled about every
+// 10 ms and stops the search at once.
+class SearchClock {
+ public:
+  // Starts the clock of a search begun at `start`; `interrupted` (may be null or empty) must
+  // outlive the search.
+  void start(std::chrono::steady_clock::time_point start, double seconds, double max_seconds,
+             const std::function<bool()>* interrupted);
+  bool must_stop();
+  bool timed() const { return timed_; }
+  bool interrupted() const { return interrupted_; }
+  long long done = 0;  // playouts completed in this search
+
+ private:
+  const std::function<bool()>* poll_ = nullptr;
+  bool timed_ = false;
+  bool interrupted_ = false;
+  std::chrono::steady_clock::time_point soft_deadline_, hard_deadline_, next_poll_;
+};
+
+// Game.apply on a search's state: the decision, then (with skip_forced_decisions) every
+// forced one; writes the next legal actions into `legal` and returns their count.
+int apply_skipping_forced(GameState& s, int action, int* legal);
+
 // MCTSAgent.search for seat `seat` (the deciding player) of `real` over `legal` (the actions
 // the caller allows: legal in `real`, e.g. curse-filtered).  With params.avoid_curse, `legal`
 // is also reduced to the curse-free ones (agents/mcts.py curse_free) before the search.
@@ -208,11 +235,7 @@ class MctsSearch {
   int legal_[NUM_ACTIONS];
   int nlegal_ = 0;
   int slot_[NUM_ACTIONS];  // action -> edge of the node being visited (-1: none)
-  // Stopping (must_stop): the budget's deadline, the hard one, the next interrupt poll.
-  bool timed_ = false;
-  bool interrupted_ = false;
-  long long done_ = 0;  // playouts completed in this search
-  std::chrono::steady_clock::time_point soft_deadline_, hard_deadline_, next_poll_;
+  SearchClock clock_;  // stopping (must_stop), and the playouts completed (clock_.done)
 };
 
 // The calling thread's searcher (its arena is reused from search to search).

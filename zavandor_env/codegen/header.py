@@ -338,7 +338,9 @@ def _heuristic(w: _Writer) -> None:
 
 
 # MCTSAgent.__init__ parameters that never reach the native search (handled in Python).
-_MCTS_PYTHON_ONLY = ("self", "seed", "search_all", "weights", "engine", "no_ruin")
+_MCTS_PYTHON_ONLY = ("self", "seed", "search_all", "weights", "engine", "no_ruin", "net", "c_puct",
+                     "opponent_temperature", "fpu_reduction", "rollout_steps")
+# (net ... rollout_steps: the network search's, agents/netsearch.py, its own defaults generated.)
 # How each searched parameter's Python default is written as a MctsParams member.
 _MCTS_DEFAULTS: dict[str, Callable[[Any], tuple[str, str]]] = {
     "iterations": lambda v: ("long long iterations", _int(v, "iterations")),
@@ -384,6 +386,52 @@ def _mcts(w: _Writer) -> None:
     w.line("// The keys mcts_search accepts.")
     w.line(f"inline constexpr const char* MCTS_PARAM_KEYS[{len(keys)}] = "
            "{" + ", ".join(_string(k, "MCTSAgent") for k in keys) + "};")
+
+
+# NetworkSearch.__init__ parameters (agents/netsearch.py) that never reach the native search.
+_NETMCTS_PYTHON_ONLY = ("self", "policy")
+# How each of its parameters' Python default is written as a NetMctsParams member.
+_NETMCTS_DEFAULTS: dict[str, Callable[[Any], tuple[str, str]]] = {
+    "iterations": lambda v: ("long long iterations", _int(v, "iterations")),
+    "seconds": lambda v: ("double seconds", "0.0" if v is None else _double(v, "seconds")),
+    "c_puct": lambda v: ("double c_puct", _double(v, "c_puct")),
+    "fpu_reduction": lambda v: ("double fpu_reduction", _double(v, "fpu_reduction")),
+    "root_noise": lambda v: ("double root_noise", _double(v, "root_noise")),
+    "noise_fraction": lambda v: ("double noise_fraction", _double(v, "noise_fraction")),
+    "temperature": lambda v: ("double temperature", _double(v, "temperature")),
+    "opponent_temperature": lambda v: ("double opponent_temperature",
+                                       _double(v, "opponent_temperature")),
+    "rollout": lambda v: ("NetRollout rollout", f"NetRollout::{str(v).upper()}"),
+    "rollout_steps": lambda v: ("int rollout_steps", _int(v, "rollout_steps")),
+    "avoid_curse": lambda v: ("bool avoid_curse", _int(bool(v), "avoid_curse")),
+}
+# netmcts_search parameter keys beyond NetworkSearch's own.
+_NETMCTS_EXTRA_KEYS = ("max_seconds", "profile")
+
+
+def _netmcts(w: _Writer) -> None:
+    from zavandor_env.agents import netsearch
+
+    params = inspect.signature(netsearch.NetworkSearch.__init__).parameters
+    searched = [n for n in params if n not in _NETMCTS_PYTHON_ONLY]
+    unknown = [n for n in searched if n not in _NETMCTS_DEFAULTS]
+    if unknown:
+        raise CodegenError(
+            f"NetworkSearch parameter(s) {unknown}: say in zavandor_env/codegen/header.py how "
+            "the native search takes them (_NETMCTS_DEFAULTS) or that it does not "
+            "(_NETMCTS_PYTHON_ONLY)")
+    w.section("NetworkSearch", "agents/netsearch.py")
+    w.line("// X(member declaration, default): NetMctsParams members from NetworkSearch's "
+           "defaults.")
+    w.line("#define ZAV_NETMCTS_DEFAULTS(X) \\")
+    for name in searched:
+        decl, value = _NETMCTS_DEFAULTS[name](params[name].default)
+        w.line(f"  X({decl}, {value}) \\")
+    w.line("  /* end */")
+    keys = [*searched, *_NETMCTS_EXTRA_KEYS]
+    w.line("// The keys netmcts_search accepts.")
+    w.line(f"inline constexpr const char* NETMCTS_PARAM_KEYS[{len(keys)}] = "
+           "{" + ", ".join(_string(k, "NetworkSearch") for k in keys) + "};")
 
 
 def _naive(w: _Writer) -> None:
@@ -433,6 +481,7 @@ def _body() -> str:
     _config(w)
     _heuristic(w)
     _mcts(w)
+    _netmcts(w)
     _naive(w)
     _vec(w)
     w.line()

@@ -274,6 +274,24 @@ inline constexpr double MCTS_MAX_SECONDS = 3600.0;
 // The keys mcts_search accepts.
 inline constexpr const char* MCTS_PARAM_KEYS[16] = {"iterations", "seconds", "rollout", "horizon_rounds", "c", "prior_weight", "eval_scale", "avoid_curse", "algorithm", "switch_z", "min_pairs", "opponent_model", "max_depth", "policy", "planner", "max_seconds"};
 
+// ---- NetworkSearch (agents/netsearch.py) ------------------------------------------------
+// X(member declaration, default): NetMctsParams members from NetworkSearch's defaults.
+#define ZAV_NETMCTS_DEFAULTS(X) \
+  X(long long iterations, 64) \
+  X(double seconds, 0.0) \
+  X(double c_puct, 1.5) \
+  X(double fpu_reduction, 0.1) \
+  X(double root_noise, 0.0) \
+  X(double noise_fraction, 0.25) \
+  X(double temperature, 0.0) \
+  X(double opponent_temperature, 1.0) \
+  X(NetRollout rollout, NetRollout::NONE) \
+  X(int rollout_steps, 0) \
+  X(bool avoid_curse, true) \
+  /* end */
+// The keys netmcts_search accepts.
+inline constexpr const char* NETMCTS_PARAM_KEYS[13] = {"iterations", "seconds", "c_puct", "fpu_reduction", "root_noise", "noise_fraction", "temperature", "opponent_temperature", "rollout", "rollout_steps", "avoid_curse", "max_seconds", "profile"};
+
 // ---- determinizer, naive player (engine/determinize.py, agents/naive.py) ----------------
 inline constexpr int MAX_REDRAWS = 64;
 namespace naive_consts {
@@ -293,6 +311,6 @@ enum VecStatus : int8_t { VEC_READY = 0, VEC_PENDING = 1, VEC_DONE = 2 };
 enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2, KIND_NOVICE = 3, KIND_NAIVE = 4, KIND_PLANNER = 5 };
 
 // The hash of the text above; the extension exposes it as CONSTANTS_HASH.
-inline constexpr const char CONSTANTS_HASH[] = "e72f5de3dbe25469";
+inline constexpr const char CONSTANTS_HASH[] = "b694a875bda7af4f";
 
 }  // namespace zav
