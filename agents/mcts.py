@@ -260,6 +260,10 @@ class MCTSAgent(Agent):
             against players that let an auction go at the minimum, as naive and the planner
             do) a bid the rollouts expect to be outbid is won and paid by selling gems
             (docs/benchmarks-history.md, "MCTS no_ruin").
+            None (the default): on around a scripted policy, off with ``policy="network"``,
+            whose prior and opponent model are the network itself (there the filter only
+            removes moves the network plays well: docs/benchmarks.md, "network-guided
+            search").
     """
 
     name = "mcts"
@@ -283,7 +287,7 @@ class MCTSAgent(Agent):
         min_pairs: int = 4,
         opponent_model: str = "search",
         max_depth: int = 0,
-        no_ruin: bool = True,
+        no_ruin: bool | None = None,
         policy: str = "planner",
         net: str | None = None,
         c_puct: float | None = None,
@@ -320,6 +324,8 @@ class MCTSAgent(Agent):
         _check_budget(iterations, seconds)
         _check_count("max_depth", max_depth, 0)
         _check_count("min_pairs", min_pairs, 0)
+        if no_ruin is None:  # see the argument's doc: on around a scripted policy only
+            no_ruin = policy != "network"
         check_flags(search_all=search_all, avoid_curse=avoid_curse, no_ruin=no_ruin)
         self.iterations = iterations
         self.seconds = seconds

@@ -237,3 +237,9 @@ def test_the_network_agent_pickles_and_plays_after_unpickling() -> None:
     fresh = MCTSAgent(seed=3, policy="network", iterations=4)
     assert clone.act(None, view, list(game.legal_actions())) in game.legal_actions()
     assert fresh.act(None, view, list(game.legal_actions())) == before
+
+
+def test_no_ruin_is_on_around_a_scripted_policy_and_off_around_the_network() -> None:
+    assert MCTSAgent().no_ruin is True
+    assert MCTSAgent(policy="network").no_ruin is False
+    assert MCTSAgent(policy="network", no_ruin=True).no_ruin is True
