@@ -67,12 +67,16 @@ class SearchResult:
         visits: int32 ``[NUM_ACTIONS]``, the root visit counts (0 for unsearched actions).
         value: the root's mean value for the seat, a win estimate in [0, 1].
         iterations: iterations completed.
+        q: float64 ``[NUM_ACTIONS]``, each visited root action's mean value for the seat (a
+            win estimate in [0, 1]; 0 where unvisited): what expert iteration's
+            ``completed_q`` target is built from.
     """
 
     action: int
     visits: np.ndarray
     value: float
     iterations: int
+    q: np.ndarray | None = None
 
 
 def _number(name: str, value: object, low: float, high: float | None = None,
@@ -244,12 +248,12 @@ class NetworkSearch:
         params = self.params()
         if profile:
             params["profile"] = True
-        action, visits, value, done = self.module.netmcts_search(
+        action, visits, value, done, q = self.module.netmcts_search(
             core, seat, list(legal), self._network, params, self._native_weights, seed)
         if profile:
             self.last_profile = dict(self.module._netmcts_profile())
         return SearchResult(action=int(action), visits=visits, value=float(value),
-                            iterations=int(done))
+                            iterations=int(done), q=q)
 
     def network_choice(self, core: Any, seat: int, legal: Sequence[int]) -> int:
         """The network's own choice for ``seat`` of ``core``: its best legal logit."""

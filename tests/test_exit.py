@@ -42,6 +42,7 @@ class _Result:
     visits: np.ndarray
     value: float
     iterations: int
+    q: np.ndarray
 
 
 class PriorSearch:
@@ -63,7 +64,8 @@ class PriorSearch:
         rng = np.random.default_rng(seed)
         draws = rng.choice(len(probs), size=self.iterations, p=probs)
         visits = np.bincount(draws, minlength=len(probs)).astype(np.int32)
-        return _Result(int(np.argmax(visits)), visits, 0.5, self.iterations)
+        q = np.where(visits > 0, rng.random(len(probs)), 0.0)  # values in [0, 1] where visited
+        return _Result(int(np.argmax(visits)), visits, 0.5, self.iterations, q)
 
 
 @pytest.fixture
@@ -159,6 +161,35 @@ def test_visit_target_is_a_distribution_over_the_legal_actions() -> None:
     assert visit_target([0, 0, 0, 0], mask).tolist() == pytest.approx([1 / 3, 0, 1 / 3, 1 / 3])
     with pytest.raises(ValueError, match="illegal action"):
         visit_target([1, 1, 0, 0], mask)
+
+
+def test_completed_q_target_moves_the_prior_towards_the_better_searched_action() -> None:
+    from zavandor_env.train.exit import completed_q_target
+
+    mask = np.array([True, True, False, True])
+    logits = np.array([1.0, 1.0, 5.0, 0.0])
+    # Action 1 searched better than action 0; action 3 unvisited gets the mixed value.
+    target = completed_q_target(logits, np.array([0.4, 0.6, 0.0, 0.0]),
+                                np.array([10, 10, 0, 0]), mask, scale=1.0, c_visit=50)
+    assert target[2] == 0.0 and target.sum() == pytest.approx(1.0)
+    # The unvisited action sits at the mixed value 0.5: above the poorly searched action 0.
+    assert target[1] > target[3] > target[0]
+    # The shift is (c_visit + max visits) * scale * (q difference, shrunk by one visit).
+    q_hat = (10 * np.array([0.4, 0.6]) + 0.5) / 11
+    assert np.log(target[1] / target[0]) == pytest.approx(60 * (q_hat[1] - q_hat[0]), rel=1e-5)
+
+
+def test_completed_q_target_is_the_prior_where_nothing_was_searched() -> None:
+    from zavandor_env.train.exit import completed_q_target
+
+    mask = np.array([True, False, True])
+    logits = np.array([2.0, 9.0, 0.0])
+    target = completed_q_target(logits, np.zeros(3), np.zeros(3, np.int32), mask)
+    prior = np.exp([2.0, 0.0]) / np.exp([2.0, 0.0]).sum()
+    assert target.tolist() == pytest.approx([prior[0], 0.0, prior[1]], rel=1e-6)
+    # One visit to a single action whose value is the mix moves nothing either.
+    same = completed_q_target(logits, np.array([0.7, 0.0, 0.0]), np.array([1, 0, 0]), mask)
+    assert same.tolist() == pytest.approx(target.tolist(), rel=1e-6)
 
 
 def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_rewards(

@@ -203,6 +203,19 @@ class TrainConfig:
     exit_search: Annotated[dict[str, Any], _doc("""``exit`` backend: further keyword parameters
         of the search (``NetworkSearch``), passed through unchanged""")] = field(
         default_factory=dict)
+    exit_target: Annotated[Literal["completed_q", "visits"], _doc("""``exit`` backend: the
+        policy target of a searched decision. ``completed_q`` (default): the network's own
+        masked softmax shifted by the search's root action values, ``softmax(logits +
+        (exit_q_visit + max visits) * exit_q_scale * q)`` with unvisited actions valued at
+        the prior-weighted mean of the visited ones (Gumbel MuZero's completed Q), which is
+        as sharp as the prior and never polluted by the root noise; ``visits``: the root visit
+        distribution (AlphaZero's target; with small budgets it is flatter than the prior and
+        measured to collapse the warm-started 2p network)""")] = "completed_q"
+    exit_q_scale: Annotated[Positive, _doc("""``exit`` backend, ``completed_q``: the scale of
+        the action values' shift (values are win estimates in [0, 1])""")] = 1.0
+    exit_q_visit: Annotated[Natural, _doc("""``exit`` backend, ``completed_q``: visits added to
+        the most visited action's count in the shift's scale (Gumbel MuZero's
+        c_visit)""")] = 50
     exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
         network trains on the searched decisions of the last this many generations""")] = 4
     exit_eval_every: Annotated[Natural, _doc("""``exit`` backend: evaluate against

@@ -11,7 +11,9 @@ One **generation**:
    root visits, later ones the most visited move (diversity early, strength after).  A
    decision with one legal action is played without a search and not recorded (it teaches
    nothing).  Every searched decision records the deciding seat's observation and mask, the
-   root visit distribution (the policy target) and, once the game is over, that seat's final
+   policy target (``exit_target``: by default the network's prior shifted by the search's
+   root action values, :func:`completed_q_target`; or the root visit distribution) and, once
+   the game is over, that seat's final
    reward (the value target) from :class:`~zavandor_env.envs.rewards.RewardConfig` -- the
    environment's one definition of rewards, with the config's ``reward`` and
    ``truncation_reward``, so the critic learns on the PPO critic's win/loss scale (no
@@ -19,7 +21,7 @@ One **generation**:
 2. *Training*: the replay window (the searched decisions of the last
    ``exit_replay_generations`` generations) trains a torch actor-critic of the ``.npz``
    architecture (``net_arch``, ``activation``; actor and critic separate MLPs): cross-entropy
-   of the masked policy to the visit distribution plus ``vf_coef`` times the value MSE, Adam
+   of the masked policy to the target plus ``vf_coef`` times the value MSE, Adam
    (``learning_rate``), ``n_epochs`` passes of minibatches of ``batch_size``, gradients clipped
    at ``max_grad_norm``.
 3. *Export and checkpoint*: ``policy.npz`` (weights only, with the critic), which the next
@@ -160,6 +162,10 @@ class GameTask:
     temperature_moves: int
     reward: str
     truncation_reward: float
+    target: str = "completed_q"
+    """``exit_target``: ``completed_q`` or ``visits``"""
+    q_scale: float = 1.0
+    q_visit: int = 50
 
 
 @dataclass
@@ -199,6 +205,35 @@ def visit_target(visits: Any, mask: np.ndarray, action: int | None = None) -> np
     return (counts / total).astype(np.float32)
 
 
+def completed_q_target(logits: np.ndarray, q: np.ndarray, visits: np.ndarray,
+                       mask: np.ndarray, scale: float = 1.0, c_visit: int = 50) -> np.ndarray:
+    """The ``completed_q`` policy target: the prior shifted towards the searched values.
+
+    ``softmax(logits + (c_visit + max visits) * scale * q_hat)`` over the legal actions,
+    where ``q_hat`` is each visited action's mean value (a win estimate in [0, 1]) shrunk by
+    one pseudo-visit towards ``v_mix``, the prior-weighted mean value of the visited actions,
+    and unvisited legal actions get ``v_mix`` itself (Danihelka et al. 2022, "Policy
+    improvement by planning with Gumbel": the completed Q-values).  The shrinkage keeps an
+    action seen once from taking over on one lucky sample.  Unlike the visit distribution it
+    is as sharp as the prior where the search found nothing, and the root noise of self-play
+    (which moves visits, not values) never reaches it.  Nothing visited: the prior.
+    """
+    legal = np.asarray(mask, dtype=bool)
+    z = np.where(legal, np.asarray(logits, np.float64), -np.inf)
+    prior = np.exp(z - z.max())
+    prior /= prior.sum()
+    n = np.asarray(visits, np.float64)
+    visited = legal & (n > 0)
+    if not visited.any():
+        return prior.astype(np.float32)
+    values = np.asarray(q, np.float64)
+    v_mix = float((prior[visited] * values[visited]).sum() / max(prior[visited].sum(), 1e-12))
+    q_hat = np.where(visited, (n * np.where(visited, values, 0.0) + v_mix) / (n + 1.0), v_mix)
+    z = z + (c_visit + n.max()) * scale * q_hat
+    target = np.exp(z - z.max())
+    return (target / target.sum()).astype(np.float32)
+
+
 def play_selfplay_game(task: GameTask) -> GameRecord:
     """Play one self-play game with the search in every seat; return its searched decisions
     with their targets.  Deterministic in ``task`` (the search is seeded per decision from a
@@ -231,12 +266,20 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         mask = mask_array(legal).astype(bool)
         observation = encoder.encode_game(game, seat)  # before the search: it sees this state
         result = search.run(game, seat, int(rng.integers(2**31 - 1)))
-        target = visit_target(result.visits, mask, int(result.action))
+        visits = visit_target(result.visits, mask, int(result.action))
         if searched[seat] < task.temperature_moves:
-            p = target.astype(np.float64)  # float32 rounding would fail choice()'s sum check
+            p = visits.astype(np.float64)  # float32 rounding would fail choice()'s sum check
             action = int(rng.choice(p.shape[0], p=p / p.sum()))
         else:
-            action = int(np.argmax(target))
+            action = int(np.argmax(visits))
+        if task.target == "completed_q":
+            if result.q is None:
+                raise ValueError("exit_target completed_q needs the search's root action "
+                                 "values (SearchResult.q); this search gives none")
+            target = completed_q_target(task.policy.logits(observation), result.q,
+                                        result.visits, mask, task.q_scale, task.q_visit)
+        else:
+            target = visits
         searched[seat] += 1
         obs.append(observation)
         masks.append(mask)
@@ -652,7 +695,8 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             policy = model.to_policy()
             tasks = [GameTask(policy, game_config.to_dict(), _game_seed(cfg, generation, g),
                               exit_search_params(cfg), cfg.exit_temperature_moves, cfg.reward,
-                              cfg.truncation_reward) for g in range(cfg.exit_games)]
+                              cfg.truncation_reward, cfg.exit_target, cfg.exit_q_scale,
+                              cfg.exit_q_visit) for g in range(cfg.exit_games)]
             records = pool.play(tasks)
             play_seconds = time.monotonic() - gen_start
             phase = "training"

@@ -2,7 +2,7 @@
 // zavandor_env.engine._native by bindings.cpp through register_netmcts(m):
 //
 //   netmcts_search(core, seat, legal, network, params, weights, seed)
-//       -> (action, visits int32[NUM_ACTIONS], value, iterations)
+//       -> (action, visits int32[NUM_ACTIONS], value, iterations, q float64[NUM_ACTIONS])
 //       agents/netsearch.py NetworkSearch.run for the deciding seat of a Core.  network: a
 //       Network (bind_net.cpp) of the observation's and the action table's sizes.  params: a
 //       dict with any of NETMCTS_PARAM_KEYS (NetworkSearch's parameters, the defaults
@@ -165,13 +165,17 @@ void register_netmcts(py::module_& m) {
         }
         if (r.interrupted) throw py::error_already_set();
         py::array_t<int32_t> visits(zav::NUM_ACTIONS);
-        for (int a = 0; a < zav::NUM_ACTIONS; ++a) visits.mutable_data()[a] = r.visits[a];
-        return py::make_tuple(r.action, visits, r.value, r.iterations);
+        py::array_t<double> q(zav::NUM_ACTIONS);
+        for (int a = 0; a < zav::NUM_ACTIONS; ++a) {
+          visits.mutable_data()[a] = r.visits[a];
+          q.mutable_data()[a] = r.q[a];
+        }
+        return py::make_tuple(r.action, visits, r.value, r.iterations, q);
       },
       py::arg("core"), py::arg("seat"), py::arg("legal"), py::arg("network"), py::arg("params"),
       py::arg("weights"), py::arg("seed"),
       "The network-guided PUCT search (agents/netsearch.py) for the deciding seat: returns "
-      "(action, visits, value, iterations).");
+      "(action, visits, value, iterations, q).");
 
   m.def("_netmcts_profile", []() {
     const zav::NetMctsProfile& p = zav::thread_net_searcher().profile();

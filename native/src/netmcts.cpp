@@ -338,6 +338,7 @@ NetMctsResult NetMctsSearch::search(const GameState& real, int seat, const int* 
   for (int e = nodes_[0].first_edge; e >= 0; e = edges_[e].next) {
     const Edge& edge = edges_[e];
     result.visits[edge.action] = edge.visits;
+    if (edge.visits > 0) result.q[edge.action] = edge.total / edge.visits;
     visits_total += edge.visits;
     value_total += edge.total;
     if (edge.visits == 0 || !allowed_[edge.action]) continue;
