@@ -65,7 +65,7 @@ from zavandor_env.resources import data_path
 from .base import Agent
 from .match import play_game
 from .registry import AgentSpec, AgentSpecError, parse_spec
-from .scorecard import DEFAULT_GAME_OPTIONS, _describe_rules, format_spec
+from .scorecard import DEFAULT_GAME_OPTIONS, describe_rules, check_run_shape, format_spec
 from .stats import AgentSummary, summarize
 from .tournament import (
     GameRecord,
@@ -225,15 +225,8 @@ class LadderConfig:
     game_file: str | None = None
 
     def __post_init__(self) -> None:
-        players = tuple(sorted(set(self.players)))
-        if not players or any(type(n) is not int or not 2 <= n <= 6 for n in players):
-            raise LadderError(f"players must be player counts from 2 to 6, got "
-                              f"{list(self.players)}")
+        players = check_run_shape(LadderError, self.players, self.games, self.seed)
         object.__setattr__(self, "players", players)
-        if type(self.games) is not int or self.games < 1:
-            raise LadderError(f"games must be a positive integer, got {self.games!r}")
-        if type(self.seed) is not int or self.seed < 0:
-            raise LadderError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.workers is not None and (type(self.workers) is not int or self.workers < 1):
             raise LadderError(f"workers must be positive (or None: all cores), "
                               f"got {self.workers!r}")
@@ -540,7 +533,7 @@ class Ladder:
         cfg = self.config
         lines = ["## Leaderboard", "",
                  f"Command: `{cfg.command()}`  ",
-                 f"Rules: {_describe_rules(cfg.rules())}.", ""]
+                 f"Rules: {describe_rules(cfg.rules())}.", ""]
         specs: dict[str, str] = {}
         for b in self.boards:
             for e in b.entries:

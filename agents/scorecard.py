@@ -97,6 +97,21 @@ def _wrap_title(text: str, width: int) -> str:
         lines[-1] += piece
     return "\n".join(line.rstrip() for line in lines)
 
+
+def check_run_shape(error: type[Exception], players: Sequence[int], games: object,
+                    seed: object) -> tuple[int, ...]:
+    """The player counts of a multi-count run (scorecard, ladder) sorted and deduplicated,
+    after checking them (2 to 6), ``games`` (positive) and ``seed`` (non-negative): else one
+    ``error`` line naming the bad value."""
+    counts = tuple(sorted(set(players)))
+    if not counts or any(type(n) is not int or not 2 <= n <= 6 for n in counts):
+        raise error(f"players must be player counts from 2 to 6, got {list(players)}")
+    if type(games) is not int or games < 1:
+        raise error(f"games must be a positive integer, got {games!r}")
+    if type(seed) is not int or seed < 0:
+        raise error(f"seed must be a non-negative integer, got {seed!r}")
+    return counts
+
 @dataclass(frozen=True)
 class ScorecardConfig:
     """What a scorecard plays.
@@ -131,15 +146,8 @@ class ScorecardConfig:
     trust_pickle: bool = False
 
     def __post_init__(self) -> None:
-        players = tuple(sorted(set(self.players)))
-        if not players or any(type(n) is not int or not 2 <= n <= 6 for n in players):
-            raise ScorecardError(f"players must be player counts from 2 to 6, got "
-                                 f"{list(self.players)}")
+        players = check_run_shape(ScorecardError, self.players, self.games, self.seed)
         object.__setattr__(self, "players", players)
-        if type(self.games) is not int or self.games < 1:
-            raise ScorecardError(f"games must be a positive integer, got {self.games!r}")
-        if type(self.seed) is not int or self.seed < 0:
-            raise ScorecardError(f"seed must be a non-negative integer, got {self.seed!r}")
         if type(self.mcts_iterations) is not int or self.mcts_iterations < 1:
             raise ScorecardError(f"mcts_iterations must be a positive integer, "
                                  f"got {self.mcts_iterations!r}")
@@ -485,7 +493,7 @@ class Scorecard:
                  f"{cfg.games} games per row, rounded up to a multiple of the player count; "
                  "the candidate sits in one seat against n-1 copies of the opponent, every "
                  "seat rotated.  ",
-                 f"Rules: {_describe_rules(cfg.rules())}.", "",
+                 f"Rules: {describe_rules(cfg.rules())}.", "",
                  "| Players | Opponent | Games | Win rate [95% CI] | Chance | Mean rank "
                  "| VP margin | Truncated |",
                  "|---:|---|---:|---|---:|---:|---:|---:|"]
@@ -610,7 +618,7 @@ def _dumps(data: Any) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def _describe_rules(rules: Mapping[str, Any]) -> str:
+def describe_rules(rules: Mapping[str, Any]) -> str:
     changed = {k: v for k, v in rules.items()
                if v != GameConfig.__dataclass_fields__[k].default}
     if not changed:

@@ -240,26 +240,35 @@ def engine_section(num_players: int, seconds: float, seed: int,
     return rows, recorded
 
 
+def searched_positions(num_players: int, seed: int, backend: str,
+                       limit: int = 200) -> list[Game]:
+    """Copies of the first ``limit`` positions of a seeded heuristic game where a search
+    agent would search (a turn or bid decision with a choice): what the search rows time."""
+    from zavandor_env.agents.heuristic import HeuristicAgent
+
+    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend=backend)
+    players = [HeuristicAgent(seed=s) for s in range(num_players)]
+    for s, player in enumerate(players):
+        player.reset(s, num_players)
+    positions: list[Game] = []
+    while not game.is_over and len(positions) < limit:
+        seat = game.current_player
+        if game.phase in (0, 1) and len(game.legal_actions()) > 1:  # TURN, BID: searched
+            positions.append(game.clone())
+        game.apply(players[seat].act(None, game.view(seat), game.legal_actions()))
+    return positions
+
+
 def bench_mcts(num_players: int, seconds: float = 3.0, seed: int = 0,
                engine: str = "python", iterations: int = 64) -> BenchRow:
     """MCTS iterations per second (the agent's default settings, ``iterations`` per
     decision) on the searched decisions of a heuristic game, cycling through its positions
     for about ``seconds``; ``engine`` is the agent's search engine (``"python"`` or
     ``"native"``)."""
-    from zavandor_env.agents.heuristic import HeuristicAgent
     from zavandor_env.agents.mcts import MCTSAgent
 
     seconds = check_seconds(seconds)
-    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend="python")
-    players = [HeuristicAgent(seed=s) for s in range(num_players)]
-    for s, player in enumerate(players):
-        player.reset(s, num_players)
-    positions: list[Game] = []
-    while not game.is_over and len(positions) < 200:
-        seat = game.current_player
-        if game.phase in (0, 1) and len(game.legal_actions()) > 1:  # TURN, BID: searched
-            positions.append(game.clone())
-        game.apply(players[seat].act(None, game.view(seat), game.legal_actions()))
+    positions = searched_positions(num_players, seed, backend="python")
     # The IS-MCTS tree search with a one-round horizon around the heuristic, as the published
     # rows were measured (the agent's default is now the flat search around the planner, whose
     # iterations are whole-game playouts).
@@ -285,21 +294,11 @@ def bench_netsearch(num_players: int, seconds: float = 3.0, seed: int = 0,
     shipped policy of the player count, ``iterations`` per decision, the search's defaults)
     on the searched decisions of a heuristic game, cycling through its positions for about
     ``seconds``."""
-    from zavandor_env.agents.heuristic import HeuristicAgent
     from zavandor_env.agents.netsearch import DEFAULT_NET, NetworkSearch, cached_policy
     from zavandor_env.resources import data_path
 
     seconds = check_seconds(seconds)
-    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend="native")
-    players = [HeuristicAgent(seed=s) for s in range(num_players)]
-    for s, player in enumerate(players):
-        player.reset(s, num_players)
-    positions: list[Game] = []
-    while not game.is_over and len(positions) < 200:
-        seat = game.current_player
-        if game.phase in (0, 1) and len(game.legal_actions()) > 1:  # TURN, BID: searched
-            positions.append(game.clone())
-        game.apply(players[seat].act(None, game.view(seat), game.legal_actions()))
+    positions = searched_positions(num_players, seed, backend="native")
     policy = cached_policy(str(data_path(DEFAULT_NET.format(n=num_players))))
     search = NetworkSearch(policy, iterations=iterations)
     done = decisions = 0
