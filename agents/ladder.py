@@ -65,7 +65,7 @@ from zavandor_env.resources import data_path
 from .base import Agent
 from .match import play_game
 from .registry import AgentSpec, AgentSpecError, parse_spec
-from .scorecard import DEFAULT_GAME_OPTIONS, describe_rules, check_run_shape, format_spec
+from .scorecard import DEFAULT_GAME_OPTIONS, check_run_shape, describe_rules, format_spec
 from .stats import AgentSummary, summarize
 from .tournament import (
     GameRecord,
