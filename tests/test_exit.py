@@ -244,6 +244,34 @@ def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
     assert after["value"] < before["value"]
 
 
+def test_a_frozen_critic_keeps_its_weights_while_the_actor_learns(prior_search: None) -> None:
+    import torch
+
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.config import from_dict
+    from zavandor_env.train.exit import (
+        ExitModel,
+        GameTask,
+        make_optimizer,
+        play_selfplay_game,
+        train_step,
+    )
+
+    torch.manual_seed(0)
+    cfg = from_dict({**TINY, "n_epochs": 2, "batch_size": 32, "exit_train_critic": False})
+    model = ExitModel(cfg.net_arch, cfg.activation)
+    config = GameConfig(num_players=2, max_decisions=150, allow_overbid=False)
+    batch = play_selfplay_game(GameTask(model.to_policy(), config.to_dict(), 5,
+                                        {"iterations": 8}, 1000, "win", -1.0)).batch
+    before = model.to_policy()
+    train_step(model, make_optimizer(model, cfg), batch, cfg, np.random.default_rng(0))
+    after = model.to_policy()
+    for old, new in zip(before.value_weights or [], after.value_weights or [], strict=True):
+        assert np.array_equal(old, new)
+    assert not all(np.array_equal(old, new)
+                   for old, new in zip(before.weights, after.weights, strict=True))
+
+
 def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> None:
     from zavandor_env.engine import GameConfig
     from zavandor_env.train.exit import ExitModel, GameTask, SelfPlayPool

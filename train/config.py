@@ -216,6 +216,11 @@ class TrainConfig:
     exit_q_visit: Annotated[Natural, _doc("""``exit`` backend, ``completed_q``: visits added to
         the most visited action's count in the shift's scale (Gumbel MuZero's
         c_visit)""")] = 50
+    exit_train_critic: Annotated[bool, _doc("""``exit`` backend: train the critic on the
+        self-play results (``vf_coef`` weighs its loss); false: it keeps the weights it started
+        with (a warm start's PPO critic, trained against varied opponents, whose values the
+        search's Q-values rest on; self-play between equal networks teaches it little but
+        noise)""")] = True
     exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
         network trains on the searched decisions of the last this many generations""")] = 4
     exit_eval_every: Annotated[Natural, _doc("""``exit`` backend: evaluate against

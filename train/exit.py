@@ -490,7 +490,9 @@ def train_step(model: ExitModel, optimizer: Any, batch: DecisionBatch, cfg: Trai
         for begin in range(0, n, cfg.batch_size):
             rows = np.sort(order[begin:begin + cfg.batch_size])
             terms = batch_losses(model, batch, rows)
-            loss = terms["policy"] + cfg.vf_coef * terms["value"]
+            # A frozen critic gets no gradient at all (Adam would move it even on a tiny one).
+            loss = terms["policy"] + (cfg.vf_coef * terms["value"] if cfg.exit_train_critic
+                                      else 0.0)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(list(model.parameters()), cfg.max_grad_norm)
