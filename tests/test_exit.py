@@ -192,8 +192,9 @@ def test_completed_q_target_is_the_prior_where_nothing_was_searched() -> None:
     assert same.tolist() == pytest.approx(target.tolist(), rel=1e-6)
 
 
+@pytest.mark.parametrize("target", ["move", "completed_q", "visits"])
 def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_rewards(
-        prior_search: None) -> None:
+        prior_search: None, target: str) -> None:
     from zavandor_env.agents.policy_file import NumpyPolicy
     from zavandor_env.engine import GameConfig
     from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
@@ -202,16 +203,20 @@ def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_re
     policy: NumpyPolicy = model.to_policy()
     config = GameConfig(num_players=2, max_decisions=300, allow_overbid=False)
     record = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 5,
-                                         "win", -1.0))
+                                         "win", -1.0, target))
     batch = record.batch
     assert len(batch) > 10
     assert (batch.target[~batch.mask] == 0).all()
     assert np.allclose(batch.target.sum(1), 1.0)
     assert (batch.mask.sum(1) >= 2).all()  # forced moves are not recorded
+    if target == "move":  # the search's choice with certainty
+        assert set(np.unique(batch.target)) == {0.0, 1.0}
+    else:
+        assert (batch.target.max(1) < 1.0).any()
     # Values are the final rewards of the 2-player "win" scheme (or the truncation reward).
     assert set(np.unique(batch.value)) <= {-1.0, 1.0, 0.0}
     again = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 5,
-                                        "win", -1.0))
+                                        "win", -1.0, target))
     assert np.array_equal(again.batch.target, batch.target)  # seeded: the same game
 
 

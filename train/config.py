@@ -203,14 +203,19 @@ class TrainConfig:
     exit_search: Annotated[dict[str, Any], _doc("""``exit`` backend: further keyword parameters
         of the search (``NetworkSearch``), passed through unchanged""")] = field(
         default_factory=dict)
-    exit_target: Annotated[Literal["completed_q", "visits"], _doc("""``exit`` backend: the
-        policy target of a searched decision. ``completed_q`` (default): the network's own
+    exit_target: Annotated[Literal["move", "completed_q", "visits"], _doc("""``exit`` backend:
+        the policy target of a searched decision.  ``move`` (default): the search's choice, the
+        most visited root action, with certainty (Expert Iteration's chosen-action target:
+        it sharpens the network towards the search's decisions, and the noise of a small
+        search's values and visits never flattens it); ``completed_q``: the network's own
         masked softmax shifted by the search's root action values, ``softmax(logits +
         (exit_q_visit + max visits) * exit_q_scale * q)`` with unvisited actions valued at
         the prior-weighted mean of the visited ones (Gumbel MuZero's completed Q), which is
         as sharp as the prior and never polluted by the root noise; ``visits``: the root visit
-        distribution (AlphaZero's target; with small budgets it is flatter than the prior and
-        measured to collapse the warm-started 2p network)""")] = "completed_q"
+        distribution (AlphaZero's target).  Measured at 2 players, warm start, 64 iterations
+        (docs/benchmarks.md): ``visits`` and ``completed_q`` both flattened the network
+        generation after generation (distilling noisy targets averages their noise into the
+        prior) until it lost to the heuristic""")] = "move"
     exit_q_scale: Annotated[Positive, _doc("""``exit`` backend, ``completed_q``: the scale of
         the action values' shift (values are win estimates in [0, 1])""")] = 1.0
     exit_q_visit: Annotated[Natural, _doc("""``exit`` backend, ``completed_q``: visits added to

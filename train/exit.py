@@ -11,8 +11,9 @@ One **generation**:
    root visits, later ones the most visited move (diversity early, strength after).  A
    decision with one legal action is played without a search and not recorded (it teaches
    nothing).  Every searched decision records the deciding seat's observation and mask, the
-   policy target (``exit_target``: by default the network's prior shifted by the search's
-   root action values, :func:`completed_q_target`; or the root visit distribution) and, once
+   policy target (``exit_target``: by default the search's move with certainty; or the
+   network's prior shifted by the search's root action values, :func:`completed_q_target`;
+   or the root visit distribution) and, once
    the game is over, that seat's final
    reward (the value target) from :class:`~zavandor_env.envs.rewards.RewardConfig` -- the
    environment's one definition of rewards, with the config's ``reward`` and
@@ -162,8 +163,8 @@ class GameTask:
     temperature_moves: int
     reward: str
     truncation_reward: float
-    target: str = "completed_q"
-    """``exit_target``: ``completed_q`` or ``visits``"""
+    target: str = "move"
+    """``exit_target``: ``move``, ``completed_q`` or ``visits``"""
     q_scale: float = 1.0
     q_visit: int = 50
 
@@ -272,7 +273,11 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
             action = int(rng.choice(p.shape[0], p=p / p.sum()))
         else:
             action = int(np.argmax(visits))
-        if task.target == "completed_q":
+        if task.target == "move":
+            # The search's own choice (its most visited allowed action: the trainer runs it at
+            # temperature 0), not a temperature move's draw.
+            target = np.eye(mask.shape[0], dtype=np.float32)[int(result.action)]
+        elif task.target == "completed_q":
             if result.q is None:
                 raise ValueError("exit_target completed_q needs the search's root action "
                                  "values (SearchResult.q); this search gives none")
