@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "pyutil.hpp"
 #include "heuristic.hpp"
 #include "mcts.hpp"
 #include "naive.hpp"
@@ -46,40 +47,8 @@ namespace py = pybind11;
 
 namespace {
 
-double number(const py::handle& v, const char* key) {
-  if (py::isinstance<py::bool_>(v) ||
-      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
-    throw py::value_error(std::string("mcts_search: '") + key + "' must be a number, got " +
-                          std::string(py::repr(v)));
-  double x = v.cast<double>();
-  if (!std::isfinite(x))
-    throw py::value_error(std::string("mcts_search: '") + key + "' must be finite");
-  return x;
-}
-
-long long integer(const py::handle& v, const char* key) {
-  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
-    throw py::value_error(std::string("mcts_search: '") + key + "' must be an integer, got " +
-                          std::string(py::repr(v)));
-  return v.cast<long long>();
-}
-
-// A wall-clock budget: a number in (0, MCTS_MAX_SECONDS].
-double seconds_in_range(const py::handle& v, const char* key) {
-  const double x = number(v, key);
-  if (!(x > 0 && x <= zav::MCTS_MAX_SECONDS))
-    throw py::value_error(std::string("mcts_search: ") + key + " must be in (0, " +
-                          std::to_string(static_cast<int>(zav::MCTS_MAX_SECONDS)) + "], got " +
-                          std::string(py::repr(v)));
-  return x;
-}
-
-// Whether the calling thread is Python's main thread, the only one that handles signals
-// (elsewhere polling for Ctrl-C would only wait for the GIL).
-bool on_main_thread() {
-  py::module_ threading = py::module_::import("threading");
-  return threading.attr("get_ident")().equal(threading.attr("main_thread")().attr("ident"));
-}
+namespace pyutil = zav::pyutil;
+constexpr const char* WHO = "mcts_search";  // the prefix of every parameter error
 
 // d[key] as a scripted player ("heuristic", "naive", "planner"; with allow_random also
 // "random", which sets *random and returns fallback); fallback when the key is absent.
@@ -112,15 +81,15 @@ zav::MctsParams params_from_dict(const py::dict& d) {
     }
   }
   if (d.contains("iterations") && !d["iterations"].is_none()) {
-    p.iterations = integer(d["iterations"], "iterations");
+    p.iterations = pyutil::integer(WHO, d["iterations"], "iterations");
     if (p.iterations < 1 || p.iterations > zav::MCTS_MAX_ITERATIONS)
       throw py::value_error("mcts_search: iterations must be in [1, " +
                             std::to_string(zav::MCTS_MAX_ITERATIONS) + "], got " +
                             std::to_string(p.iterations));
   }
   if (d.contains("seconds") && !d["seconds"].is_none())
-    p.seconds = seconds_in_range(d["seconds"], "seconds");
-  if (d.contains("max_seconds")) p.max_seconds = seconds_in_range(d["max_seconds"], "max_seconds");
+    p.seconds = pyutil::seconds_in_range(WHO, d["seconds"], "seconds", zav::MCTS_MAX_SECONDS);
+  if (d.contains("max_seconds")) p.max_seconds = pyutil::seconds_in_range(WHO, d["max_seconds"], "max_seconds", zav::MCTS_MAX_SECONDS);
   // The scripted players: "policy" (the prior and the modelled opponents) and "rollout"
   // (absent: the policy; or "random").
   p.policy = scripted(d, "policy", p.policy, false, nullptr);
@@ -136,13 +105,13 @@ zav::MctsParams params_from_dict(const py::dict& d) {
     p.planner = d["planner"].cast<zav::PlannerParams>();
   }
   if (d.contains("horizon_rounds")) {
-    long long h = integer(d["horizon_rounds"], "horizon_rounds");
+    long long h = pyutil::integer(WHO, d["horizon_rounds"], "horizon_rounds");
     p.horizon_rounds = static_cast<int>(std::max(-1LL, std::min(h, 1000000LL)));
   }
-  if (d.contains("c")) p.c = number(d["c"], "c");
-  if (d.contains("prior_weight")) p.prior_weight = number(d["prior_weight"], "prior_weight");
+  if (d.contains("c")) p.c = pyutil::number(WHO, d["c"], "c");
+  if (d.contains("prior_weight")) p.prior_weight = pyutil::number(WHO, d["prior_weight"], "prior_weight");
   if (d.contains("eval_scale")) {
-    p.eval_scale = number(d["eval_scale"], "eval_scale");
+    p.eval_scale = pyutil::number(WHO, d["eval_scale"], "eval_scale");
     if (p.eval_scale == 0) throw py::value_error("mcts_search: eval_scale must not be 0");
   }
   if (d.contains("avoid_curse")) p.avoid_curse = py::bool_(d["avoid_curse"]).cast<bool>();
@@ -157,7 +126,7 @@ zav::MctsParams params_from_dict(const py::dict& d) {
                             m + "'");
   }
   if (d.contains("max_depth")) {
-    long long h = integer(d["max_depth"], "max_depth");
+    long long h = pyutil::integer(WHO, d["max_depth"], "max_depth");
     if (h < 0) throw py::value_error("mcts_search: max_depth must not be negative");
     p.max_depth = static_cast<int>(std::min(h, 1000000LL));
   }
@@ -170,9 +139,9 @@ zav::MctsParams params_from_dict(const py::dict& d) {
     else
       throw py::value_error("mcts_search: algorithm must be 'tree' or 'flat', got '" + a + "'");
   }
-  if (d.contains("switch_z")) p.switch_z = number(d["switch_z"], "switch_z");
+  if (d.contains("switch_z")) p.switch_z = pyutil::number(WHO, d["switch_z"], "switch_z");
   if (d.contains("min_pairs")) {
-    long long m = integer(d["min_pairs"], "min_pairs");
+    long long m = pyutil::integer(WHO, d["min_pairs"], "min_pairs");
     if (m < 0) throw py::value_error("mcts_search: min_pairs must not be negative");
     p.min_pairs = static_cast<int>(std::min(m, 1000000000LL));
   }
@@ -207,7 +176,7 @@ void register_mcts(py::module_& m) {
         // Ctrl-C: the search runs without the GIL, so it takes it back now and then to let
         // Python run its SIGINT handler; a KeyboardInterrupt raised there stops the search
         // and is raised here.
-        if (on_main_thread())
+        if (pyutil::on_main_thread())
           p.interrupted = [] {
             py::gil_scoped_acquire gil;
             return PyErr_CheckSignals() != 0;

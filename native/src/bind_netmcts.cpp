@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "pyutil.hpp"
 #include "heuristic.hpp"
 #include "net.hpp"
 #include "netmcts.hpp"
@@ -33,44 +34,8 @@ namespace py = pybind11;
 
 namespace {
 
-double number(const py::handle& v, const char* key) {
-  if (py::isinstance<py::bool_>(v) ||
-      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
-    throw py::value_error(std::string("netmcts_search: '") + key + "' must be a number, got " +
-                          std::string(py::repr(v)));
-  const double x = v.cast<double>();
-  if (!std::isfinite(x))
-    throw py::value_error(std::string("netmcts_search: '") + key + "' must be finite");
-  return x;
-}
-
-double non_negative(const py::handle& v, const char* key) {
-  const double x = number(v, key);
-  if (x < 0)
-    throw py::value_error(std::string("netmcts_search: '") + key + "' must not be negative");
-  return x;
-}
-
-long long integer(const py::handle& v, const char* key) {
-  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
-    throw py::value_error(std::string("netmcts_search: '") + key + "' must be an integer, got " +
-                          std::string(py::repr(v)));
-  return v.cast<long long>();
-}
-
-double seconds_in_range(const py::handle& v, const char* key) {
-  const double x = number(v, key);
-  if (!(x > 0 && x <= zav::MCTS_MAX_SECONDS))
-    throw py::value_error(std::string("netmcts_search: ") + key + " must be in (0, " +
-                          std::to_string(static_cast<int>(zav::MCTS_MAX_SECONDS)) + "], got " +
-                          std::string(py::repr(v)));
-  return x;
-}
-
-bool on_main_thread() {
-  py::module_ threading = py::module_::import("threading");
-  return threading.attr("get_ident")().equal(threading.attr("main_thread")().attr("ident"));
-}
+namespace pyutil = zav::pyutil;
+constexpr const char* WHO = "netmcts_search";  // the prefix of every parameter error
 
 zav::NetMctsParams params_from_dict(const py::dict& d) {
   zav::NetMctsParams p;
@@ -86,26 +51,26 @@ zav::NetMctsParams params_from_dict(const py::dict& d) {
     }
   }
   if (d.contains("iterations") && !d["iterations"].is_none()) {
-    p.iterations = integer(d["iterations"], "iterations");
+    p.iterations = pyutil::integer(WHO, d["iterations"], "iterations");
     if (p.iterations < 1 || p.iterations > zav::MCTS_MAX_ITERATIONS)
       throw py::value_error("netmcts_search: iterations must be in [1, " +
                             std::to_string(zav::MCTS_MAX_ITERATIONS) + "], got " +
                             std::to_string(p.iterations));
   }
   if (d.contains("seconds") && !d["seconds"].is_none())
-    p.seconds = seconds_in_range(d["seconds"], "seconds");
-  if (d.contains("max_seconds")) p.max_seconds = seconds_in_range(d["max_seconds"], "max_seconds");
-  if (d.contains("c_puct")) p.c_puct = non_negative(d["c_puct"], "c_puct");
-  if (d.contains("fpu_reduction")) p.fpu_reduction = number(d["fpu_reduction"], "fpu_reduction");
-  if (d.contains("root_noise")) p.root_noise = non_negative(d["root_noise"], "root_noise");
+    p.seconds = pyutil::seconds_in_range(WHO, d["seconds"], "seconds", zav::MCTS_MAX_SECONDS);
+  if (d.contains("max_seconds")) p.max_seconds = pyutil::seconds_in_range(WHO, d["max_seconds"], "max_seconds", zav::MCTS_MAX_SECONDS);
+  if (d.contains("c_puct")) p.c_puct = pyutil::non_negative(WHO, d["c_puct"], "c_puct");
+  if (d.contains("fpu_reduction")) p.fpu_reduction = pyutil::number(WHO, d["fpu_reduction"], "fpu_reduction");
+  if (d.contains("root_noise")) p.root_noise = pyutil::non_negative(WHO, d["root_noise"], "root_noise");
   if (d.contains("noise_fraction")) {
-    p.noise_fraction = non_negative(d["noise_fraction"], "noise_fraction");
+    p.noise_fraction = pyutil::non_negative(WHO, d["noise_fraction"], "noise_fraction");
     if (p.noise_fraction > 1)
       throw py::value_error("netmcts_search: 'noise_fraction' must be at most 1");
   }
-  if (d.contains("temperature")) p.temperature = non_negative(d["temperature"], "temperature");
+  if (d.contains("temperature")) p.temperature = pyutil::non_negative(WHO, d["temperature"], "temperature");
   if (d.contains("opponent_temperature"))
-    p.opponent_temperature = non_negative(d["opponent_temperature"], "opponent_temperature");
+    p.opponent_temperature = pyutil::non_negative(WHO, d["opponent_temperature"], "opponent_temperature");
   if (d.contains("rollout")) {
     const std::string r = py::str(d["rollout"]);
     if (r == "none")
@@ -119,7 +84,7 @@ zav::NetMctsParams params_from_dict(const py::dict& d) {
                             "got '" + r + "'");
   }
   if (d.contains("rollout_steps")) {
-    const long long s = integer(d["rollout_steps"], "rollout_steps");
+    const long long s = pyutil::integer(WHO, d["rollout_steps"], "rollout_steps");
     if (s < 0) throw py::value_error("netmcts_search: 'rollout_steps' must not be negative");
     p.rollout_steps = static_cast<int>(std::min(s, 1000000LL));
   }
@@ -151,7 +116,7 @@ void register_netmcts(py::module_& m) {
         if (legal.empty()) throw py::value_error("netmcts_search: legal must not be empty");
         zav::NetMctsParams p = params_from_dict(params);
         zav::GameState real = s;
-        if (on_main_thread())
+        if (pyutil::on_main_thread())
           p.interrupted = [] {
             py::gil_scoped_acquire gil;
             return PyErr_CheckSignals() != 0;

@@ -448,29 +448,35 @@ bool MctsSearch::iterate(int root_round) {
   return true;
 }
 
+// The checks every search makes of its request before it runs: a pending decision of `seat`
+// (the deciding player) and `legal` non-empty, at most NUM_ACTIONS, each legal in `real`.
+// Throws std::invalid_argument naming `who` (the search) otherwise.
+void check_search_request(const char* who, const GameState& real, int seat, const int* legal,
+                          int n_legal) {
+  const std::string name(who);
+  if (n_legal < 1) throw std::invalid_argument(name + ": no legal action given");
+  if (n_legal > NUM_ACTIONS) throw std::invalid_argument(name + ": too many actions");
+  if (is_over(real) || real.phase == ROUND_END)
+    throw std::invalid_argument(name + ": no decision is pending");
+  if (seat != real.current_player)
+    throw std::invalid_argument(name + ": seat " + std::to_string(seat) +
+                                " is not the deciding player " +
+                                std::to_string(real.current_player));
+  int all[NUM_ACTIONS];
+  bool ok[NUM_ACTIONS] = {};
+  const int n = legal_actions(real, all);
+  for (int i = 0; i < n; ++i) ok[all[i]] = true;
+  for (int i = 0; i < n_legal; ++i)
+    if (legal[i] < 0 || legal[i] >= NUM_ACTIONS || !ok[legal[i]])
+      throw std::invalid_argument(name + ": action " + std::to_string(legal[i]) + " is not legal");
+}
+
 MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal, int n_legal,
                               const MctsParams& params, const HeuristicWeights& w,
                               uint64_t seed) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
-  if (n_legal < 1) throw std::invalid_argument("mcts_search: no legal action given");
-  if (n_legal > NUM_ACTIONS) throw std::invalid_argument("mcts_search: too many actions");
-  if (is_over(real) || real.phase == ROUND_END)
-    throw std::invalid_argument("mcts_search: no decision is pending");
-  if (seat != real.current_player)
-    throw std::invalid_argument("mcts_search: seat " + std::to_string(seat) +
-                                " is not the deciding player " +
-                                std::to_string(real.current_player));
-  {
-    int all[NUM_ACTIONS];
-    bool ok[NUM_ACTIONS] = {};
-    const int n = legal_actions(real, all);
-    for (int i = 0; i < n; ++i) ok[all[i]] = true;
-    for (int i = 0; i < n_legal; ++i)
-      if (legal[i] < 0 || legal[i] >= NUM_ACTIONS || !ok[legal[i]])
-        throw std::invalid_argument("mcts_search: action " + std::to_string(legal[i]) +
-                                    " is not legal");
-  }
+  check_search_request("mcts_search", real, seat, legal, n_legal);
   MctsResult result;
   int allowed[NUM_ACTIONS];
   int n_allowed = n_legal;

@@ -238,6 +238,12 @@ class MctsSearch {
   SearchClock clock_;  // stopping (must_stop), and the playouts completed (clock_.done)
 };
 
+// The checks every search (MctsSearch, NetMctsSearch) makes of its request: a pending decision
+// of `seat`, the deciding player, and `legal` (1..NUM_ACTIONS actions) all legal in `real`;
+// std::invalid_argument naming `who` otherwise.
+void check_search_request(const char* who, const GameState& real, int seat, const int* legal,
+                          int n_legal);
+
 // The calling thread's searcher (its arena is reused from search to search).
 MctsSearch& thread_searcher();
 

@@ -255,24 +255,7 @@ NetMctsResult NetMctsSearch::search(const GameState& real, int seat, const int* 
   if (!observation_scale_ready())
     throw std::logic_error("netmcts_search: the native observation encoder has no layout "
                            "(importing zavandor_env.envs.observation installs it)");
-  if (n_legal < 1) throw std::invalid_argument("netmcts_search: no legal action given");
-  if (n_legal > NUM_ACTIONS) throw std::invalid_argument("netmcts_search: too many actions");
-  if (is_over(real) || real.phase == ROUND_END)
-    throw std::invalid_argument("netmcts_search: no decision is pending");
-  if (seat != real.current_player)
-    throw std::invalid_argument("netmcts_search: seat " + std::to_string(seat) +
-                                " is not the deciding player " +
-                                std::to_string(real.current_player));
-  {
-    int all[NUM_ACTIONS];
-    bool ok[NUM_ACTIONS] = {};
-    const int n = legal_actions(real, all);
-    for (int i = 0; i < n; ++i) ok[all[i]] = true;
-    for (int i = 0; i < n_legal; ++i)
-      if (legal[i] < 0 || legal[i] >= NUM_ACTIONS || !ok[legal[i]])
-        throw std::invalid_argument("netmcts_search: action " + std::to_string(legal[i]) +
-                                    " is not legal");
-  }
+  check_search_request("netmcts_search", real, seat, legal, n_legal);
   p_ = &params;
   net_ = &net;
   w_ = &w;

@@ -6,6 +6,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -116,6 +117,51 @@ inline std::vector<uint32_t> seed_words(const py::handle& seed) {
                static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 2])) << 16 |
                static_cast<uint32_t>(static_cast<unsigned char>(b[4 * i + 3])) << 24;
   return words;
+}
+
+// ---- search parameters read from a Python dict (bind_mcts.cpp, bind_netmcts.cpp) ----------
+// Each failure is one ValueError line starting with `who` (the binding's name) and the key.
+
+inline double number(const char* who, const py::handle& v, const char* key) {
+  if (py::isinstance<py::bool_>(v) ||
+      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+    throw py::value_error(std::string(who) + ": '" + key + "' must be a number, got " +
+                          std::string(py::repr(v)));
+  const double x = v.cast<double>();
+  if (!std::isfinite(x)) throw py::value_error(std::string(who) + ": '" + key + "' must be finite");
+  return x;
+}
+
+inline double non_negative(const char* who, const py::handle& v, const char* key) {
+  const double x = number(who, v, key);
+  if (x < 0)
+    throw py::value_error(std::string(who) + ": '" + key + "' must not be negative");
+  return x;
+}
+
+inline long long integer(const char* who, const py::handle& v, const char* key) {
+  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
+    throw py::value_error(std::string(who) + ": '" + key + "' must be an integer, got " +
+                          std::string(py::repr(v)));
+  return v.cast<long long>();
+}
+
+// A wall-clock budget: a number in (0, max_seconds].
+inline double seconds_in_range(const char* who, const py::handle& v, const char* key,
+                               double max_seconds) {
+  const double x = number(who, v, key);
+  if (!(x > 0 && x <= max_seconds))
+    throw py::value_error(std::string(who) + ": " + key + " must be in (0, " +
+                          std::to_string(static_cast<int>(max_seconds)) + "], got " +
+                          std::string(py::repr(v)));
+  return x;
+}
+
+// Whether the calling thread is Python's main thread, the only one that handles signals
+// (elsewhere polling for Ctrl-C would only wait for the GIL).
+inline bool on_main_thread() {
+  py::module_ threading = py::module_::import("threading");
+  return threading.attr("get_ident")().equal(threading.attr("main_thread")().attr("ident"));
 }
 
 }  // namespace zav::pyutil
