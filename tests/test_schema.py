@@ -88,5 +88,5 @@ def test_the_readme_table_shows_each_keys_type_and_bounds() -> None:
     table = schema_markdown()
     assert "| `gamma` | number > 0, <= 1 | `1.0` |" in table
     assert "| `n_envs` | integer >= 1 | `2` |" in table
-    assert "| `backend` | one of `sb3`, `rllib` | `\"sb3\"` |" in table
+    assert "| `backend` | one of `sb3`, `rllib`, `exit` | `\"sb3\"` |" in table
     assert "| `max_minutes` | number > 0 or null | `null` |" in table
