@@ -80,16 +80,7 @@ zav::MctsParams params_from_dict(const py::dict& d) {
       throw py::value_error("mcts_search: unknown parameter '" + key + "'; known: " + names);
     }
   }
-  if (d.contains("iterations") && !d["iterations"].is_none()) {
-    p.iterations = pyutil::integer(WHO, d["iterations"], "iterations");
-    if (p.iterations < 1 || p.iterations > zav::MCTS_MAX_ITERATIONS)
-      throw py::value_error("mcts_search: iterations must be in [1, " +
-                            std::to_string(zav::MCTS_MAX_ITERATIONS) + "], got " +
-                            std::to_string(p.iterations));
-  }
-  if (d.contains("seconds") && !d["seconds"].is_none())
-    p.seconds = pyutil::seconds_in_range(WHO, d["seconds"], "seconds", zav::MCTS_MAX_SECONDS);
-  if (d.contains("max_seconds")) p.max_seconds = pyutil::seconds_in_range(WHO, d["max_seconds"], "max_seconds", zav::MCTS_MAX_SECONDS);
+  pyutil::read_budget(WHO, d, p, zav::MCTS_MAX_ITERATIONS, zav::MCTS_MAX_SECONDS);
   // The scripted players: "policy" (the prior and the modelled opponents) and "rollout"
   // (absent: the policy; or "random").
   p.policy = scripted(d, "policy", p.policy, false, nullptr);

@@ -157,6 +157,25 @@ inline double seconds_in_range(const char* who, const py::handle& v, const char*
   return x;
 }
 
+// The budget keys every search takes, from its parameter dict: "iterations" (an integer in
+// [1, max_iterations]; None: keep the default), "seconds" (None: keep) and "max_seconds" (both
+// in (0, max_seconds]).
+template <class Params>
+void read_budget(const char* who, const py::dict& d, Params& p, long long max_iterations,
+                 double max_seconds) {
+  if (d.contains("iterations") && !d["iterations"].is_none()) {
+    const long long n = integer(who, d["iterations"], "iterations");
+    if (n < 1 || n > max_iterations)
+      throw py::value_error(std::string(who) + ": iterations must be in [1, " +
+                            std::to_string(max_iterations) + "], got " + std::to_string(n));
+    p.iterations = n;
+  }
+  if (d.contains("seconds") && !d["seconds"].is_none())
+    p.seconds = seconds_in_range(who, d["seconds"], "seconds", max_seconds);
+  if (d.contains("max_seconds"))
+    p.max_seconds = seconds_in_range(who, d["max_seconds"], "max_seconds", max_seconds);
+}
+
 // Whether the calling thread is Python's main thread, the only one that handles signals
 // (elsewhere polling for Ctrl-C would only wait for the GIL).
 inline bool on_main_thread() {
