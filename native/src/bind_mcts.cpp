@@ -139,14 +139,6 @@ zav::MctsParams params_from_dict(const py::dict& d) {
   return p;
 }
 
-const zav::GameState& state_of(const py::object& core) {
-  try {
-    return py::cast<const Core&>(core).s;
-  } catch (const py::cast_error&) {
-    throw py::type_error("expected a zavandor_env.engine._native.Core");
-  }
-}
-
 void check_seat(const zav::GameState& s, int seat) {
   if (seat < 0 || seat >= s.config.num_players)
     throw py::value_error("seat must be in [0, " + std::to_string(s.config.num_players) + ")");
@@ -159,7 +151,7 @@ void register_mcts(py::module_& m) {
       "mcts_search",
       [](const py::object& core, int seat, const std::vector<int>& legal, const py::dict& params,
          const zav::HeuristicWeights& weights, uint64_t seed) {
-        const zav::GameState& s = state_of(core);
+        const zav::GameState& s = checked_core_state(core);
         check_seat(s, seat);
         if (legal.empty()) throw py::value_error("mcts_search: legal must not be empty");
         zav::MctsParams p = params_from_dict(params);
@@ -198,7 +190,7 @@ void register_mcts(py::module_& m) {
   m.def(
       "_mcts_determinize",
       [](const py::object& core, int seat, uint64_t seed) {
-        const zav::GameState& s = state_of(core);
+        const zav::GameState& s = checked_core_state(core);
         check_seat(s, seat);
         zav::Determinizer det;
         det.prepare(s, seat);
@@ -214,7 +206,7 @@ void register_mcts(py::module_& m) {
   m.def(
       "_mcts_evaluate_seat",
       [](const py::object& core, int seat, const zav::HeuristicWeights& weights) {
-        const zav::GameState& s = state_of(core);
+        const zav::GameState& s = checked_core_state(core);
         check_seat(s, seat);
         return zav::evaluate_seat(s, seat, weights);
       },
@@ -223,7 +215,7 @@ void register_mcts(py::module_& m) {
   m.def(
       "_mcts_curse_free",
       [](const py::object& core, const std::vector<int>& legal) {
-        const zav::GameState& s = state_of(core);
+        const zav::GameState& s = checked_core_state(core);
         int out[zav::NUM_ACTIONS];
         if (legal.size() > static_cast<std::size_t>(zav::NUM_ACTIONS))
           throw py::value_error("too many actions");

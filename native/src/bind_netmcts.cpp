@@ -84,14 +84,6 @@ zav::NetMctsParams params_from_dict(const py::dict& d) {
   return p;
 }
 
-const zav::GameState& state_of(const py::object& core) {
-  try {
-    return py::cast<const Core&>(core).s;
-  } catch (const py::cast_error&) {
-    throw py::type_error("expected a zavandor_env.engine._native.Core");
-  }
-}
-
 }  // namespace
 
 void register_netmcts(py::module_& m) {
@@ -100,7 +92,7 @@ void register_netmcts(py::module_& m) {
       [](const py::object& core, int seat, const std::vector<int>& legal,
          const zav::Network& network, const py::dict& params,
          const zav::HeuristicWeights& weights, uint64_t seed) {
-        const zav::GameState& s = state_of(core);
+        const zav::GameState& s = checked_core_state(core);
         if (seat < 0 || seat >= s.config.num_players)
           throw py::value_error("seat must be in [0, " + std::to_string(s.config.num_players) +
                                 ")");

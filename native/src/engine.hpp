@@ -97,6 +97,14 @@ using ::Core;
 inline const zav::GameState& core_state(const pybind11::object& core) {
   return pybind11::cast<const Core&>(core).s;
 }
+// The same for an argument from the caller: a one-line TypeError if it is not a Core.
+inline const zav::GameState& checked_core_state(const pybind11::object& core) {
+  try {
+    return pybind11::cast<const Core&>(core).s;
+  } catch (const pybind11::cast_error&) {
+    throw pybind11::type_error("expected a zavandor_env.engine._native.Core");
+  }
+}
 
 // The number of legal actions of a core's pending decision (now in core.legal); a one-line
 // ValueError if none is pending.
