@@ -220,6 +220,56 @@ def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_re
     assert np.array_equal(again.batch.target, batch.target)  # seeded: the same game
 
 
+def test_with_network_play_the_network_moves_and_the_search_only_labels(
+        prior_search: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``exit_play: network``: the network's moves lead the game (sampled for each seat's
+    temperature moves, its argmax after: how it plays when evaluated), while the recorded
+    targets stay the search's."""
+    from zavandor_env.agents.policy_file import NumpyPolicy
+    from zavandor_env.engine import Game, GameConfig
+    from zavandor_env.envs.observation import ObservationEncoder
+    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
+
+    policy: NumpyPolicy = ExitModel([16], "tanh").to_policy()
+    config = GameConfig(num_players=2, max_decisions=300, allow_overbid=False)
+    asked: list[tuple[int, bool]] = []
+    real_act = NumpyPolicy.act
+
+    def act(self: NumpyPolicy, obs: Any, mask: Any, rng: Any = None,
+            deterministic: bool = False) -> int:
+        action = real_act(self, obs, mask, rng, deterministic)
+        asked.append((int(action), deterministic))
+        return action
+
+    monkeypatch.setattr(NumpyPolicy, "act", act)
+    temperature = 3
+    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6},
+                                         temperature, "win", -1.0, "move", play="network"))
+    batch = record.batch
+    assert len(asked) == len(batch) > 10
+    assert sum(not greedy for _, greedy in asked) == 2 * temperature  # per seat
+    # The greedy moves are the network's most probable legal action ...
+    logits = np.stack([policy.logits(o) for o in batch.obs])
+    best = np.where(batch.mask, logits, -np.inf).argmax(1)
+    moves = np.array([a for a, _ in asked])
+    greedy = np.array([g for _, g in asked])
+    assert (moves[greedy] == best[greedy]).all()
+    # ... the game went where the network's moves led (replayed: the same observations) ...
+    game = Game.new(config, seed=11, backend="native")
+    encoder, k = ObservationEncoder(), 0
+    while not game.is_over:
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            game.apply(legal[0])
+            continue
+        assert np.array_equal(encoder.encode_game(game, game.current_player), batch.obs[k])
+        game.apply(int(moves[k]))
+        k += 1
+    assert k == len(batch)
+    # ... and the targets are the search's (a sampled prior here), not the moves played.
+    assert (batch.target.argmax(1) != moves).any()
+
+
 def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
     import torch
 
@@ -247,6 +297,56 @@ def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
         after = {k: float(v) for k, v in batch_losses(model, batch).items()}
     assert after["policy"] < before["policy"] - 0.05
     assert after["value"] < before["value"]
+
+
+def test_the_anchor_weighs_the_searchs_corrections_and_measures_the_drift(
+        prior_search: None) -> None:
+    """``batch_losses`` with an anchor: ``deviations`` is the share of targets the anchor would
+    not have chosen, ``exit_deviation_weight`` weighs exactly those rows, and ``anchor_kl`` is 0
+    for the anchor itself and grows as training moves the network away from it."""
+    import copy
+
+    import torch
+
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.config import from_dict
+    from zavandor_env.train.exit import (
+        ExitModel,
+        GameTask,
+        batch_losses,
+        make_optimizer,
+        play_selfplay_game,
+        train_step,
+    )
+
+    torch.manual_seed(0)
+    model = ExitModel([16], "tanh")
+    config = GameConfig(num_players=2, max_decisions=150, allow_overbid=False)
+    batch = play_selfplay_game(GameTask(model.to_policy(), config.to_dict(), 5,
+                                        {"iterations": 3}, 1000, "win", -1.0)).batch
+    anchor = copy.deepcopy(model.net["actor"])
+    with torch.no_grad():
+        plain = batch_losses(model, batch)
+        same = batch_losses(model, batch, anchor=anchor)
+        weighted = batch_losses(model, batch, anchor=anchor, deviation_weight=5.0)
+        logits = np.where(batch.mask, model.logits(torch.from_numpy(batch.obs)).numpy(), -np.inf)
+    z = logits - logits.max(1, keepdims=True)
+    logp = np.where(batch.mask, z - np.log(np.exp(z).sum(1, keepdims=True)), 0.0)
+    deviates = batch.target.argmax(1) != logits.argmax(1)
+    assert 0 < deviates.mean() < 1  # a 3-visit sampled prior disagrees now and then
+    assert float(same["deviations"]) == pytest.approx(deviates.mean())
+    assert float(same["anchor_kl"]) == pytest.approx(0.0, abs=1e-6)
+    assert float(same["policy"]) == pytest.approx(float(plain["policy"]))
+    ce = -(batch.target * logp).sum(1)
+    weight = np.where(deviates, 5.0, 1.0)
+    assert float(weighted["policy"]) == pytest.approx((ce * weight).sum() / weight.sum(),
+                                                      rel=1e-4)
+    cfg = from_dict({**TINY, "n_epochs": 5, "batch_size": 32, "learning_rate": 3e-3,
+                     "exit_anchor_kl": 0.5, "exit_deviation_weight": 5.0})
+    losses = train_step(model, make_optimizer(model, cfg), batch, cfg, np.random.default_rng(0))
+    assert losses["anchor_kl"] > 0 and "deviations" in losses
+    with torch.no_grad():
+        assert float(batch_losses(model, batch, anchor=anchor)["anchor_kl"]) > 1e-3
 
 
 def test_a_frozen_critic_keeps_its_weights_while_the_actor_learns(prior_search: None) -> None:

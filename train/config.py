@@ -197,9 +197,16 @@ class TrainConfig:
         mixed into the root prior of every self-play search (diversity)""")] = 0.3
     exit_noise_fraction: Annotated[Share, _doc("""``exit`` backend: weight of that noise in the
         root prior (0: none)""")] = 0.25
+    exit_play: Annotated[Literal["search", "network"], _doc("""``exit`` backend: who moves in
+        the self-play games.  ``search`` (default): the search plays and its decisions are the
+        targets (AlphaZero); ``network``: the current network plays and the search only labels
+        the states it reaches (Anthony et al.'s Expert Iteration, a DAgger-style imitation:
+        the network learns on the states its own play leads to, the ones it meets when it
+        plays alone)""")] = "search"
     exit_temperature_moves: Annotated[Natural, _doc("""``exit`` backend: each seat's first this
         many searched decisions of a game play a move drawn in proportion to the root visits
-        (diversity); later ones play the most visited move""")] = 20
+        (with ``exit_play: network``, from the network's masked softmax) for diversity; later
+        ones play the most visited move (the network's most probable one)""")] = 20
     exit_search: Annotated[dict[str, Any], _doc("""``exit`` backend: further keyword parameters
         of the search (``NetworkSearch``), passed through unchanged""")] = field(
         default_factory=dict)
@@ -226,6 +233,16 @@ class TrainConfig:
         with (a warm start's PPO critic, trained against varied opponents, whose values the
         search's Q-values rest on; self-play between equal networks teaches it little but
         noise)""")] = True
+    exit_anchor_kl: Annotated[Real, Field(ge=0), _doc("""``exit`` backend: weight of a trust
+        region in the policy loss: the KL divergence from the network as it was before this
+        generation's training (the one that played its games) to the network being trained
+        (0: none).  The search changes only a few per cent of the network's decisions; the
+        anchor keeps the others where they were while the network learns those (measured at
+        2 players, docs/benchmarks.md)""")] = 0.0
+    exit_deviation_weight: Annotated[Real, Field(gt=0), _doc("""``exit`` backend: weight in
+        the policy loss of a decision whose target's most probable action differs from the
+        choice of the network before this generation's training (the search's corrections,
+        a few per cent of the decisions; the others weigh 1)""")] = 1.0
     exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
         network trains on the searched decisions of the last this many generations""")] = 4
     exit_eval_every: Annotated[Natural, _doc("""``exit`` backend: evaluate against

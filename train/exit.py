@@ -167,6 +167,8 @@ class GameTask:
     """``exit_target``: ``move``, ``completed_q`` or ``visits``"""
     q_scale: float = 1.0
     q_visit: int = 50
+    play: str = "search"
+    """``exit_play``: who moves, ``search`` or ``network`` (the search then only labels)"""
 
 
 @dataclass
@@ -268,7 +270,12 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         observation = encoder.encode_game(game, seat)  # before the search: it sees this state
         result = search.run(game, seat, int(rng.integers(2**31 - 1)))
         visits = visit_target(result.visits, mask, int(result.action))
-        if searched[seat] < task.temperature_moves:
+        if task.play == "network":
+            # The network's own move: sampled early (diversity), then its most probable legal
+            # action, the way it plays when evaluated.
+            action = task.policy.act(observation, mask, rng,
+                                     deterministic=searched[seat] >= task.temperature_moves)
+        elif searched[seat] < task.temperature_moves:
             p = visits.astype(np.float64)  # float32 rounding would fail choice()'s sum check
             action = int(rng.choice(p.shape[0], p=p / p.sum()))
         else:
@@ -462,42 +469,65 @@ def _tensors(batch: DecisionBatch, rows: np.ndarray | slice) -> tuple[Any, Any, 
 
 
 def batch_losses(model: ExitModel, batch: DecisionBatch,
-                 rows: np.ndarray | slice = slice(None)) -> dict[str, Any]:
+                 rows: np.ndarray | slice = slice(None), anchor: Any = None,
+                 deviation_weight: float = 1.0) -> dict[str, Any]:
     """The loss terms of ``rows`` of ``batch`` as torch scalars: ``policy`` (cross-entropy of
-    the masked policy to the visit distribution), ``value`` (MSE to the final reward),
-    ``entropy`` (of the masked policy) and ``target_entropy`` (of the visit distribution;
-    ``policy - target_entropy`` is the KL divergence the policy still has to close)."""
+    the masked policy to the target), ``value`` (MSE to the final reward), ``entropy`` (of the
+    masked policy), ``target_entropy`` (of the target; ``policy - target_entropy`` is the KL
+    divergence the policy still has to close) and, given an ``anchor`` actor (a frozen copy:
+    observation -> logits), ``anchor_kl``, the KL divergence from the anchor's masked policy
+    to the network's, and ``deviations``, the share of rows whose target's most probable
+    action is not the anchor's; those rows weigh ``deviation_weight`` in ``policy``, the
+    others 1 (``target_entropy`` stays unweighted)."""
     import torch
 
     obs, mask, target, value = _tensors(batch, rows)
     logits = model.logits(obs).masked_fill(~mask, _MASKED_LOGIT)
     logp = torch.log_softmax(logits, dim=-1)
     probs = logp.exp()
-    policy = -(target * logp).sum(-1).mean()
+    cross_entropy = -(target * logp).sum(-1)
+    policy = cross_entropy.mean()
     entropy = -(probs * logp).sum(-1).mean()
     target_entropy = -(target * torch.log(target.clamp_min(1e-12))).sum(-1).mean()
     value_loss = torch.nn.functional.mse_loss(model.values(obs), value)
-    return {"policy": policy, "value": value_loss, "entropy": entropy,
-            "target_entropy": target_entropy}
+    terms = {"policy": policy, "value": value_loss, "entropy": entropy,
+             "target_entropy": target_entropy}
+    if anchor is not None:
+        with torch.no_grad():
+            anchor_logp = torch.log_softmax(anchor(obs).masked_fill(~mask, _MASKED_LOGIT), -1)
+            deviates = target.argmax(-1) != anchor_logp.argmax(-1)
+        terms["anchor_kl"] = (anchor_logp.exp() * (anchor_logp - logp)).sum(-1).mean()
+        terms["deviations"] = deviates.float().mean()
+        if deviation_weight != 1.0:
+            weight = 1.0 + (deviation_weight - 1.0) * deviates.float()
+            terms["policy"] = (cross_entropy * weight).sum() / weight.sum()
+    return terms
 
 
 def train_step(model: ExitModel, optimizer: Any, batch: DecisionBatch, cfg: TrainConfig,
                rng: np.random.Generator) -> dict[str, float]:
     """``n_epochs`` passes of shuffled minibatches of ``batch_size`` over ``batch``; return the
     mean loss terms of the passes (plus ``updates``, the optimizer steps taken)."""
+    import copy
+
     import torch
 
     n = len(batch)
     sums: dict[str, float] = {}
     updates = 0
+    # The trust region's anchor: the actor before this training, i.e. the one that played.
+    anchored = cfg.exit_anchor_kl > 0 or cfg.exit_deviation_weight != 1.0
+    anchor = copy.deepcopy(model.net["actor"]).requires_grad_(False) if anchored else None
     for _ in range(cfg.n_epochs):
         order = rng.permutation(n)
         for begin in range(0, n, cfg.batch_size):
             rows = np.sort(order[begin:begin + cfg.batch_size])
-            terms = batch_losses(model, batch, rows)
+            terms = batch_losses(model, batch, rows, anchor, cfg.exit_deviation_weight)
             # A frozen critic gets no gradient at all (Adam would move it even on a tiny one).
             loss = terms["policy"] + (cfg.vf_coef * terms["value"] if cfg.exit_train_critic
                                       else 0.0)
+            if cfg.exit_anchor_kl:
+                loss = loss + cfg.exit_anchor_kl * terms["anchor_kl"]
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(list(model.parameters()), cfg.max_grad_norm)
@@ -703,7 +733,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             tasks = [GameTask(policy, game_config.to_dict(), _game_seed(cfg, generation, g),
                               exit_search_params(cfg), cfg.exit_temperature_moves, cfg.reward,
                               cfg.truncation_reward, cfg.exit_target, cfg.exit_q_scale,
-                              cfg.exit_q_visit) for g in range(cfg.exit_games)]
+                              cfg.exit_q_visit, cfg.exit_play) for g in range(cfg.exit_games)]
             records = pool.play(tasks)
             play_seconds = time.monotonic() - gen_start
             phase = "training"
@@ -773,7 +803,8 @@ def _game_seed(cfg: TrainConfig, generation: int, game: int) -> int:
 def _chart(writer: Any, gen: int, records: list[GameRecord], batch: DecisionBatch,
            data: DecisionBatch, losses: dict[str, float], play_seconds: float,
            train_seconds: float, totals: dict[str, Any]) -> None:
-    for key in ("policy", "value", "total", "entropy", "target_entropy"):
+    for key in ("policy", "value", "total", "entropy", "target_entropy", "anchor_kl",
+                "deviations"):
         if key in losses:
             writer.add_scalar(f"loss/{key}" if key in ("policy", "value", "total")
                               else f"policy/{key}", losses[key], gen)
