@@ -4,11 +4,15 @@ learns the search's moves, and the improved network guides the next round of sea
 One **generation**:
 
 1. *Self-play*: ``exit_games`` games on the native core, played in ``exit_workers``
-   processes, in which every seat is :class:`~zavandor_env.agents.netsearch.NetworkSearch`
-   around the current network with a fixed budget of ``exit_iterations`` per move and
-   Dirichlet noise at the root (``exit_root_noise``, ``exit_noise_fraction``).  Each seat's
-   first ``exit_temperature_moves`` searched decisions play a move drawn in proportion to the
-   root visits, later ones the most visited move (diversity early, strength after).  A
+   processes, in which every decision of every seat is searched by
+   :class:`~zavandor_env.agents.netsearch.NetworkSearch` around the current network with a
+   fixed budget of ``exit_iterations`` and Dirichlet noise at the root (``exit_root_noise``,
+   ``exit_noise_fraction``).  Who moves is ``exit_play``: the search (AlphaZero's way), or
+   the network itself, the search only labelling the states its play reaches (a DAgger-style
+   imitation: the states the network meets when it plays alone).  Each seat's first
+   ``exit_temperature_moves`` searched decisions play a move drawn in proportion to the root
+   visits (with the network playing: from its masked softmax), later ones the most visited
+   move (the network's most probable one): diversity early, strength after.  A
    decision with one legal action is played without a search and not recorded (it teaches
    nothing).  Every searched decision records the deciding seat's observation and mask, the
    policy target (``exit_target``: by default the search's move with certainty; or the
@@ -22,7 +26,10 @@ One **generation**:
 2. *Training*: the replay window (the searched decisions of the last
    ``exit_replay_generations`` generations) trains a torch actor-critic of the ``.npz``
    architecture (``net_arch``, ``activation``; actor and critic separate MLPs): cross-entropy
-   of the masked policy to the target plus ``vf_coef`` times the value MSE, Adam
+   of the masked policy to the target (the search's corrections of the network, the targets
+   whose most probable action the network before this training would not have chosen,
+   weighted ``exit_deviation_weight``), plus ``exit_anchor_kl`` times the KL divergence from
+   that network (a trust region), plus ``vf_coef`` times the value MSE, Adam
    (``learning_rate``), ``n_epochs`` passes of minibatches of ``batch_size``, gradients clipped
    at ``max_grad_norm``.
 3. *Export and checkpoint*: ``policy.npz`` (weights only, with the critic), which the next
