@@ -135,6 +135,28 @@ def test_the_shipped_exit_configs_load() -> None:
         assert cfg.init_policy is None or Path(ROOT / cfg.init_policy).is_file()
 
 
+def test_the_shipped_exit_policy_loads_through_a_spec_and_is_not_the_ppo_policy() -> None:
+    """``train/checkpoints/exit_2p/``: weights only (with the critic), today's observation
+    fingerprint, the run's config beside it, and a network that is its own (the distillation
+    moved it off the warm start)."""
+    from zavandor_env.agents.match import play_game
+    from zavandor_env.agents.policy_file import load_policy
+    from zavandor_env.agents.registry import make_agent
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train.config import load_config
+
+    folder = ROOT / "train" / "checkpoints" / "exit_2p"
+    policy = load_policy(folder / "policy.npz")
+    assert policy.has_value
+    assert load_config(folder / "config.yaml").backend == "exit"
+    assert json.loads((folder / "eval.json").read_text())["results"]
+    ppo = load_policy(ROOT / "train" / "checkpoints" / "selfplay_2p" / "policy.npz")
+    assert not all(np.array_equal(a, b) for a, b in zip(policy.weights, ppo.weights))
+    agents = [make_agent("policy:path=train/checkpoints/exit_2p/policy.npz"),
+              make_agent("random", seed=1)]
+    assert play_game(agents, seed=3, config=GameConfig(num_players=2)).outcome.terminated
+
+
 def test_a_warm_start_copies_the_policy_files_actor_and_critic() -> None:
     from zavandor_env.agents.policy_file import load_policy
     from zavandor_env.train.exit import ExitModel
@@ -270,26 +292,30 @@ def test_with_network_play_the_network_moves_and_the_search_only_labels(
     assert (batch.target.argmax(1) != moves).any()
 
 
-def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
+def _prior_batch(net_arch: list[int], iterations: int) -> tuple[Any, Any]:
+    """A fresh network (torch seeded) and the decisions of one short game searched by the
+    stand-in search around it (the ``prior_search`` fixture must be active)."""
     import torch
 
     from zavandor_env.engine import GameConfig
-    from zavandor_env.train.config import from_dict
-    from zavandor_env.train.exit import (
-        ExitModel,
-        GameTask,
-        batch_losses,
-        make_optimizer,
-        play_selfplay_game,
-        train_step,
-    )
+    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
 
     torch.manual_seed(0)
-    cfg = from_dict({**TINY, "n_epochs": 10, "batch_size": 32, "learning_rate": 3e-3})
-    model = ExitModel(cfg.net_arch, cfg.activation)
+    model = ExitModel(net_arch, "tanh")
     config = GameConfig(num_players=2, max_decisions=150, allow_overbid=False)
     batch = play_selfplay_game(GameTask(model.to_policy(), config.to_dict(), 5,
-                                        {"iterations": 8}, 1000, "win", -1.0)).batch
+                                        {"iterations": iterations}, 1000, "win", -1.0)).batch
+    return model, batch
+
+
+def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
+    import torch
+
+    from zavandor_env.train.config import from_dict
+    from zavandor_env.train.exit import batch_losses, make_optimizer, train_step
+
+    cfg = from_dict({**TINY, "n_epochs": 10, "batch_size": 32, "learning_rate": 3e-3})
+    model, batch = _prior_batch(cfg.net_arch, 8)
     with torch.no_grad():
         before = {k: float(v) for k, v in batch_losses(model, batch).items()}
     train_step(model, make_optimizer(model, cfg), batch, cfg, np.random.default_rng(0))
@@ -308,22 +334,10 @@ def test_the_anchor_weighs_the_searchs_corrections_and_measures_the_drift(
 
     import torch
 
-    from zavandor_env.engine import GameConfig
     from zavandor_env.train.config import from_dict
-    from zavandor_env.train.exit import (
-        ExitModel,
-        GameTask,
-        batch_losses,
-        make_optimizer,
-        play_selfplay_game,
-        train_step,
-    )
+    from zavandor_env.train.exit import batch_losses, make_optimizer, train_step
 
-    torch.manual_seed(0)
-    model = ExitModel([16], "tanh")
-    config = GameConfig(num_players=2, max_decisions=150, allow_overbid=False)
-    batch = play_selfplay_game(GameTask(model.to_policy(), config.to_dict(), 5,
-                                        {"iterations": 3}, 1000, "win", -1.0)).batch
+    model, batch = _prior_batch([16], 3)
     anchor = copy.deepcopy(model.net["actor"])
     with torch.no_grad():
         plain = batch_losses(model, batch)
