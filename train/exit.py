@@ -74,7 +74,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
 
@@ -174,7 +174,7 @@ class GameTask:
     """``exit_target``: ``move``, ``completed_q`` or ``visits``"""
     q_scale: float = 1.0
     q_visit: int = 50
-    play: str = "search"
+    play: Literal["search", "network"] = "search"
     """``exit_play``: who moves, ``search`` or ``network`` (the search then only labels)"""
 
 
