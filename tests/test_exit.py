@@ -292,6 +292,56 @@ def test_with_network_play_the_network_moves_and_the_search_only_labels(
     assert (batch.target.argmax(1) != moves).any()
 
 
+@pytest.mark.parametrize("below", [0.0, 0.3])
+def test_search_below_leaves_the_networks_sure_decisions_unsearched(
+        below: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``exit_search_below``: a decision the network plays with probability >= the threshold
+    is labelled with its own most probable move and never searched; the others are
+    searched as before."""
+    from zavandor_env.engine import GameConfig
+    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
+
+    import torch
+
+    torch.manual_seed(1)
+    policy = ExitModel([16], "tanh").to_policy()
+    searched: list[np.ndarray] = []
+
+    class CountingSearch(PriorSearch):
+        def run(self, game: Any, seat: int, seed: int) -> _Result:
+            searched.append(self.encoder.encode_game(game, seat))
+            return super().run(game, seat, seed)
+
+    monkeypatch.setattr(exit_mod, "make_search",
+                        lambda policy, params: CountingSearch(policy, **params))
+    config = GameConfig(num_players=2, max_decisions=300, allow_overbid=False)
+    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 3,
+                                         "win", -1.0, "move", play="network",
+                                         search_below=below))
+    batch = record.batch
+    probs = np.stack([policy.probabilities(o, m) for o, m in zip(batch.obs, batch.mask)])
+    sure = probs.max(1) >= below
+    assert record.searched == len(searched) == int((~sure).sum())
+    assert np.array_equal(np.stack(searched) if searched else batch.obs[:0], batch.obs[~sure])
+    # Unsearched decisions: the network's own most probable move, with certainty.
+    assert (batch.target[sure].argmax(1) == probs[sure].argmax(1)).all()
+    assert (batch.target[sure].max(1) == 1.0).all()
+    if below == 0.0:
+        assert record.searched == 0 and len(batch) > 10
+    else:
+        assert 0 < record.searched < len(batch)
+
+
+def test_search_below_needs_the_network_to_play_and_the_move_target() -> None:
+    from zavandor_env.train.config import TrainConfigError, from_dict
+
+    with pytest.raises(TrainConfigError, match="exit_search_below") as info:
+        from_dict({**TINY, "exit_search_below": 0.9, "exit_play": "search"})
+    assert "\n" not in str(info.value)
+    from_dict({**TINY, "exit_search_below": 0.9, "exit_play": "network"})
+
+
 def _prior_batch(net_arch: list[int], iterations: int) -> tuple[Any, Any]:
     """A fresh network (torch seeded) and the decisions of one short game searched by the
     stand-in search around it (the ``prior_search`` fixture must be active)."""
@@ -475,7 +525,7 @@ def test_a_tiny_run_through_the_cli_exports_a_loadable_policy(
     from zavandor_env import cli
     from zavandor_env.agents.policy_file import load_policy
 
-    assert _cli("--config", str(_write(tmp_path))) == 0
+    assert _cli("--config", str(_write(tmp_path, keep_policy_minutes=[0.0001, 10000]))) == 0
     run = _run_dir(tmp_path)
     assert (run / "config.yaml").is_file()
     assert list(run.glob("events.out.tfevents.*"))
@@ -484,6 +534,10 @@ def test_a_tiny_run_through_the_cli_exports_a_loadable_policy(
     assert "run folder" in capsys.readouterr().out
     policy = load_policy(run / "policy.npz")
     assert policy.has_value and policy.info["generation"] == 2
+    # keep_policy_minutes: the mark passed at once, so the starting network was kept.
+    kept = load_policy(run / "policy_0.0001min.npz")
+    assert kept.info["generation"] == 0 and kept.info["kept_at_minutes"] == 0.0001
+    assert not (run / "policy_10000min.npz").exists()
     # ``zavandor eval --agents policy:path=RUN/policy.npz ...`` loads the export and plays.
     out = tmp_path / "eval"
     assert cli.main(["eval", "--agents", f"policy:path={run / 'policy.npz'}", "random",

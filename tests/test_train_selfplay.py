@@ -166,6 +166,18 @@ def tiny_run(runs: Path, *extra: str) -> Path:
     return train(cfg)
 
 
+def test_keep_policy_minutes_keeps_the_policy_that_played_at_each_mark(tmp_path: Path) -> None:
+    from zavandor_env.agents import PolicyAgent
+    from zavandor_env.agents.policy_file import load_policy
+
+    run_dir = tiny_run(tmp_path, "keep_policy_minutes=[0.0001, 10000]")
+    kept = load_policy(run_dir / "policy_0.0001min.npz")
+    # Kept before the first update: the step count of the first rollout, not the last one.
+    assert kept.info["kept_at_minutes"] == 0.0001 and kept.info["step"] == 128
+    assert not (run_dir / "policy_10000min.npz").exists()
+    PolicyAgent(run_dir / "policy_0.0001min.npz")
+
+
 def step_of(checkpoint: Path) -> int:
     return json.loads((checkpoint / "state.json").read_text())["step"]
 

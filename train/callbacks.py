@@ -24,6 +24,7 @@ from .evaluate import LEARNER, EvalResult, evaluate
 from .export import policy_from_sb3
 from .pool import OpponentPool
 from .rating import ANCHOR, PoolRating
+from .timed import TimedPolicies
 
 
 class Schedule:
@@ -53,13 +54,14 @@ class SelfPlayCallback(BaseCallback):
 
     def __init__(self, cfg: TrainConfig, pool: OpponentPool, rating: PoolRating,
                  save_checkpoint: Callable[[int], None], totals: dict[str, Any],
-                 start_step: int = 0) -> None:
+                 start_step: int = 0, timed: TimedPolicies | None = None) -> None:
         super().__init__(verbose=0)
         self.cfg = cfg
         self.pool = pool
         self.rating = rating
         self.save_checkpoint = save_checkpoint
         self.totals = totals
+        self.timed = timed
         self.snapshots = Schedule(cfg.snapshot_every, start_step)
         self.evals = Schedule(cfg.eval_every, start_step)
         self.checkpoints = Schedule(cfg.checkpoint_every, start_step)
@@ -95,7 +97,14 @@ class SelfPlayCallback(BaseCallback):
         return self._deadline is None or time.monotonic() < self._deadline
 
     def _on_rollout_end(self) -> None:
+        self.keep_timed()  # the policy that played the rollout, about to be updated
         self.updating = True
+
+    def keep_timed(self) -> None:
+        """Keep the current policy for the wall-clock marks passed (``keep_policy_minutes``)."""
+        if self.timed is not None:
+            self.timed.before_update(lambda info: policy_from_sb3(self.model, info),
+                                     {"step": int(self.num_timesteps)})
 
     def _on_rollout_start(self) -> None:
         self.updating = False

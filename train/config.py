@@ -243,6 +243,13 @@ class TrainConfig:
         the policy loss of a decision whose target's most probable action differs from the
         choice of the network before this generation's training (the search's corrections,
         a few per cent of the decisions; the others weigh 1)""")] = 1.0
+    exit_search_below: Annotated[Share, _doc("""``exit`` backend with ``exit_play: network``
+        and ``exit_target: move``: search only the decisions where the network's most
+        probable legal action has a probability below this, and label the others with that
+        action (what the search would almost always choose: measured, the 64-iteration search
+        never corrected a 2-player decision the network played with probability 0.9 or more).
+        1: search every decision.  Lower values label several times as many decisions per
+        minute""")] = 1.0
     exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
         network trains on the searched decisions of the last this many generations""")] = 4
     exit_eval_every: Annotated[Natural, _doc("""``exit`` backend: evaluate against
@@ -259,6 +266,11 @@ class TrainConfig:
         learner's seat rotates)""")] = 4
     eval_deterministic: Annotated[bool, _doc("""evaluate the greedy (most probable legal)
         action instead of sampling""")] = True
+    keep_policy_minutes: Annotated[list[Positive], Field(max_length=100), _doc("""wall-clock
+        marks, in minutes from the start of this invocation: the learner's policy as it stands
+        at each is kept as ``policy_<M>min.npz`` in the run folder, for learning curves at
+        equal wall-clock (``sb3`` and ``exit`` backends; the checkpoints themselves are pruned
+        to the newest two)""")] = field(default_factory=list)
     checkpoint_every: Annotated[Count, _doc("""save the model, optimizer and pool every this
         many learner decisions (the newest two complete checkpoints are kept)""")] = 1_024
     progress_bar: Annotated[bool, _doc("show a tqdm progress bar")] = True
@@ -349,6 +361,8 @@ def _check_combinations(cfg: TrainConfig) -> None:
              "must be null with backend rllib (only the sb3 backend warm-starts)")
     _require(cfg.backend == "exit" or not cfg.exit_search, "exit_search",
              "is an exit backend key: use it with backend exit")
+    _require(cfg.backend != "rllib" or not cfg.keep_policy_minutes, "keep_policy_minutes",
+             "must be empty with backend rllib (the sb3 and exit backends keep timed policies)")
     if cfg.backend == "exit":
         _check_exit(cfg)
         return
@@ -380,6 +394,11 @@ def _check_exit(cfg: TrainConfig) -> None:
         _require(key != "temperature", "exit_search",
                  "must not set 'temperature': the trainer picks self-play moves from the "
                  "root visits itself (exit_temperature_moves)")
+    if cfg.exit_search_below < 1.0:
+        _require(cfg.exit_play == "network" and cfg.exit_target == "move", "exit_search_below",
+                 f"must be 1 unless exit_play is network and exit_target is move (the "
+                 f"network's own move then labels the decisions left unsearched), got "
+                 f"{cfg.exit_search_below:g}")
     _check_search_params(cfg)
 
 

@@ -93,6 +93,7 @@ from .checkpointing import (
     write_text_atomic,
 )
 from .config import TrainConfig, exit_search_params, load_config
+from .timed import TimedPolicies
 
 if TYPE_CHECKING:
     import torch
@@ -176,6 +177,9 @@ class GameTask:
     q_visit: int = 50
     play: Literal["search", "network"] = "search"
     """``exit_play``: who moves, ``search`` or ``network`` (the search then only labels)"""
+    search_below: float = 1.0
+    """``exit_search_below``: with ``play`` network and ``target`` move, decisions the network
+    plays with at least this probability are labelled with its move, unsearched"""
 
 
 @dataclass
@@ -191,6 +195,9 @@ class GameRecord:
     search_value: float
     """mean root value the search reported (0..1), over the searched decisions"""
     seconds: float
+    searched: int = -1
+    """decisions the search labelled (the others of ``batch`` were left to the network by
+    ``exit_search_below``); -1: all of them"""
 
 
 def visit_target(visits: Any, mask: np.ndarray, action: int | None = None) -> np.ndarray:
@@ -264,7 +271,7 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
     masks: list[np.ndarray] = []
     targets: list[np.ndarray] = []
     seats: list[int] = []
-    values: list[float] = []
+    search_values: list[float] = []
     decisions = 0
     while not game.is_over:
         legal = game.legal_actions()
@@ -275,6 +282,20 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         seat = game.current_player
         mask = mask_array(legal).astype(bool)
         observation = encoder.encode_game(game, seat)  # before the search: it sees this state
+        if task.search_below < 1.0 and task.play == "network" and task.target == "move":
+            z = task.policy.masked_logits(observation, mask)
+            top = int(np.argmax(z))
+            if 1.0 / float(np.exp(z - z[top]).sum()) >= task.search_below:
+                # The network is sure: its move is the label (the search would agree).
+                action = task.policy.act(observation, mask, rng,
+                                         deterministic=searched[seat] >= task.temperature_moves)
+                searched[seat] += 1
+                obs.append(observation)
+                masks.append(mask)
+                targets.append(np.eye(mask.shape[0], dtype=np.float32)[top])
+                seats.append(seat)
+                game.apply(action)
+                continue
         result = search.run(game, seat, int(rng.integers(2**31 - 1)))
         visits = visit_target(result.visits, mask, int(result.action))
         if task.play == "network":
@@ -304,7 +325,7 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         masks.append(mask)
         targets.append(target)
         seats.append(seat)
-        values.append(float(result.value))
+        search_values.append(float(result.value))
         game.apply(action)
     outcome = game_outcome(game)
     rewards = RewardConfig(reward=task.reward,
@@ -313,8 +334,9 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         np.stack(obs).astype(np.float32), np.stack(masks), np.stack(targets),
         np.asarray([rewards[s] for s in seats], np.float32))
     return GameRecord(batch, decisions, int(outcome.rounds), bool(outcome.truncated),
-                      list(outcome.winners), float(np.mean(values)) if values else 0.0,
-                      time.perf_counter() - start)
+                      list(outcome.winners),
+                      float(np.mean(search_values)) if search_values else 0.0,
+                      time.perf_counter() - start, len(search_values))
 
 
 def _worker_init() -> None:
@@ -724,6 +746,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         save(0)  # the starting network: a kill from here on can be resumed
     saved = generation  # the newest generation on disk (what a Ctrl-C leaves to resume)
     pool = SelfPlayPool(cfg.exit_workers)
+    timed = TimedPolicies(run_dir, cfg.keep_policy_minutes)
     started = time.monotonic()
     budget = None if cfg.max_minutes is None else cfg.max_minutes * 60.0
     last_duration = 0.0
@@ -740,13 +763,15 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             tasks = [GameTask(policy, game_config.to_dict(), _game_seed(cfg, generation, g),
                               exit_search_params(cfg), cfg.exit_temperature_moves, cfg.reward,
                               cfg.truncation_reward, cfg.exit_target, cfg.exit_q_scale,
-                              cfg.exit_q_visit, cfg.exit_play) for g in range(cfg.exit_games)]
+                              cfg.exit_q_visit, cfg.exit_play, cfg.exit_search_below)
+                     for g in range(cfg.exit_games)]
             records = pool.play(tasks)
             play_seconds = time.monotonic() - gen_start
             phase = "training"
             batch = DecisionBatch.concat([r.batch for r in records])
             window = [*window, (generation + 1, batch)][-cfg.exit_replay_generations:]
             data = DecisionBatch.concat([b for _, b in window])
+            timed.before_update(model.to_policy, {"generation": generation})
             train_start = time.monotonic()
             losses = train_step(model, optimizer, data, cfg, rng) if len(data) else {}
             train_seconds = time.monotonic() - train_start
@@ -770,6 +795,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         if not cfg.exit_eval_every or generation % cfg.exit_eval_every or not last_eval:
             evaluate_now(generation)  # the final figures, if the last generation had none
             save(generation)
+        timed.before_update(model.to_policy, {"generation": generation})
     except KeyboardInterrupt:
         pool.close(terminate=True)
         latest = latest_checkpoint(run_dir)
@@ -821,7 +847,9 @@ def _chart(writer: Any, gen: int, records: list[GameRecord], batch: DecisionBatc
     writer.add_scalar("selfplay/games_per_min", len(records) / minutes, gen)
     writer.add_scalar("selfplay/decisions_per_min", sum(r.decisions for r in records) / minutes,
                       gen)
-    writer.add_scalar("selfplay/searched_per_min", len(batch) / minutes, gen)
+    searched = sum(len(r.batch) if r.searched < 0 else r.searched for r in records)
+    writer.add_scalar("selfplay/searched_per_min", searched / minutes, gen)
+    writer.add_scalar("selfplay/labelled_per_min", len(batch) / minutes, gen)
     writer.add_scalar("selfplay/mean_rounds", float(np.mean([r.rounds for r in records])), gen)
     writer.add_scalar("selfplay/truncated", float(np.mean([r.truncated for r in records])), gen)
     writer.add_scalar("selfplay/seat0_wins",

@@ -233,6 +233,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     from .init_policy import read_init_policy
     from .pool import OpponentPool
     from .rating import PoolRating
+    from .timed import TimedPolicies
 
     # A new run's warm start is read and checked against the config before the run folder
     # exists, so a file that does not fit leaves nothing behind.  A resumed run never reads
@@ -297,7 +298,8 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         pool.prune_files(checkpoints.kept_snapshot_files)
 
     start = int(model.num_timesteps)
-    callback = SelfPlayCallback(cfg, pool, rating, save_checkpoint, totals, start_step=start)
+    callback = SelfPlayCallback(cfg, pool, rating, save_checkpoint, totals, start_step=start,
+                                timed=TimedPolicies(run_dir, cfg.keep_policy_minutes))
     try:
         remaining = cfg.total_timesteps - start
         if remaining > 0:
@@ -305,6 +307,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         callback.updating = False
         callback.init_callback(model)  # (again, for a resumed run that had nothing left to do)
         callback.periodic(int(model.num_timesteps), final=True)
+        callback.keep_timed()
     except KeyboardInterrupt:
         raise _interrupted(run_dir, int(model.num_timesteps), callback.updating,
                            save_checkpoint) from None
