@@ -246,10 +246,11 @@ class TrainConfig:
     exit_search_below: Annotated[Share, _doc("""``exit`` backend with ``exit_play: network``
         and ``exit_target: move``: search only the decisions where the network's most
         probable legal action has a probability below this, and label the others with that
-        action (what the search would almost always choose: measured, the 64-iteration search
-        never corrected a 2-player decision the network played with probability 0.9 or more).
-        1: search every decision.  Lower values label several times as many decisions per
-        minute""")] = 1.0
+        action, which the search would almost always choose (measured on the shipped
+        policies' own games: 64- and 160-iteration searches corrected no 2- or 4-player
+        decision played with probability 0.9 or more; at 0.8 the 4-player search ran on 28% of
+        the decisions and kept 98% of its corrections, docs/benchmarks.md).  1: search every
+        decision""")] = 1.0
     exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
         network trains on the searched decisions of the last this many generations""")] = 4
     exit_eval_every: Annotated[Natural, _doc("""``exit`` backend: evaluate against
