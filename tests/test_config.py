@@ -149,7 +149,7 @@ def test_random_characters_differ_and_depend_on_the_seed() -> None:
 ROOT = Path(__file__).resolve().parent.parent
 TRAINING_CONFIGS = [
     ROOT / "configs" / f"{name}.yaml"
-    for name in ("quick", "selfplay_2p", "selfplay_4p", "exit_2p", "exit_4p")
+    for name in ("quick", "selfplay_2p", "selfplay_4p", "exit_2p", "exit_4p", "exit_2p_cold")
 ] + sorted((ROOT / "train" / "checkpoints").glob("*/config.yaml"))
 
 

@@ -129,10 +129,13 @@ def test_exit_search_belongs_to_the_exit_backend() -> None:
 def test_the_shipped_exit_configs_load() -> None:
     from zavandor_env.train.config import load_config
 
-    for players in (2, 4):
-        cfg = load_config(ROOT / "configs" / f"exit_{players}p.yaml")
-        assert cfg.backend == "exit" and cfg.num_players == players
+    paths = sorted((ROOT / "configs").glob("exit_*.yaml"))
+    assert [p.stem for p in paths] == ["exit_2p", "exit_2p_cold", "exit_4p"]
+    for path in paths:
+        cfg = load_config(path)
+        assert cfg.backend == "exit" and cfg.num_players == int(path.stem[5])
         assert cfg.init_policy is None or Path(ROOT / cfg.init_policy).is_file()
+        assert (cfg.init_policy is None) == path.stem.endswith("_cold")
 
 
 def test_the_shipped_exit_policy_loads_through_a_spec_and_is_not_the_ppo_policy() -> None:
@@ -298,11 +301,11 @@ def test_search_below_leaves_the_networks_sure_decisions_unsearched(
     """``exit_search_below``: a decision the network plays with probability >= the threshold
     is labelled with its own most probable move and never searched; the others are
     searched as before."""
+    import torch
+
     from zavandor_env.engine import GameConfig
     from zavandor_env.train import exit as exit_mod
     from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
-
-    import torch
 
     torch.manual_seed(1)
     policy = ExitModel([16], "tanh").to_policy()
