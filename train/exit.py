@@ -195,9 +195,9 @@ class GameRecord:
     search_value: float
     """mean root value the search reported (0..1), over the searched decisions"""
     seconds: float
-    searched: int = -1
+    searched: int
     """decisions the search labelled (the others of ``batch`` were left to the network by
-    ``exit_search_below``); -1: all of them"""
+    ``exit_search_below``)"""
 
 
 def visit_target(visits: Any, mask: np.ndarray, action: int | None = None) -> np.ndarray:
@@ -273,6 +273,15 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
     seats: list[int] = []
     search_values: list[float] = []
     decisions = 0
+
+    def _record(observation: np.ndarray, mask: np.ndarray, target: np.ndarray,
+                seat: int) -> None:
+        searched[seat] += 1
+        obs.append(observation)
+        masks.append(mask)
+        targets.append(target)
+        seats.append(seat)
+
     while not game.is_over:
         legal = game.legal_actions()
         decisions += 1
@@ -282,20 +291,14 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         seat = game.current_player
         mask = mask_array(legal).astype(bool)
         observation = encoder.encode_game(game, seat)  # before the search: it sees this state
-        if task.search_below < 1.0 and task.play == "network" and task.target == "move":
-            z = task.policy.masked_logits(observation, mask)
-            top = int(np.argmax(z))
-            if 1.0 / float(np.exp(z - z[top]).sum()) >= task.search_below:
-                # The network is sure: its move is the label (the search would agree).
-                action = task.policy.act(observation, mask, rng,
-                                         deterministic=searched[seat] >= task.temperature_moves)
-                searched[seat] += 1
-                obs.append(observation)
-                masks.append(mask)
-                targets.append(np.eye(mask.shape[0], dtype=np.float32)[top])
-                seats.append(seat)
-                game.apply(action)
-                continue
+        sure = _sure_move(task, observation, mask)
+        if sure is not None:
+            # The network is sure: its move is the label (the search would agree), unsearched.
+            greedy = searched[seat] >= task.temperature_moves
+            action = sure if greedy else task.policy.act(observation, mask, rng)
+            _record(observation, mask, np.eye(mask.shape[0], dtype=np.float32)[sure], seat)
+            game.apply(action)
+            continue
         result = search.run(game, seat, int(rng.integers(2**31 - 1)))
         visits = visit_target(result.visits, mask, int(result.action))
         if task.play == "network":
@@ -320,11 +323,7 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
                                         result.visits, mask, task.q_scale, task.q_visit)
         else:
             target = visits
-        searched[seat] += 1
-        obs.append(observation)
-        masks.append(mask)
-        targets.append(target)
-        seats.append(seat)
+        _record(observation, mask, target, seat)
         search_values.append(float(result.value))
         game.apply(action)
     outcome = game_outcome(game)
@@ -337,6 +336,16 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
                       list(outcome.winners),
                       float(np.mean(search_values)) if search_values else 0.0,
                       time.perf_counter() - start, len(search_values))
+
+
+def _sure_move(task: GameTask, observation: np.ndarray, mask: np.ndarray) -> int | None:
+    """The network's most probable legal action when ``exit_search_below`` leaves the
+    decision unsearched (that action's probability is at least the threshold), else None."""
+    if task.search_below >= 1.0 or task.play != "network" or task.target != "move":
+        return None
+    z = task.policy.masked_logits(observation, mask)
+    top = int(np.argmax(z))
+    return top if 1.0 / float(np.exp(z - z[top]).sum()) >= task.search_below else None
 
 
 def _worker_init() -> None:
@@ -847,8 +856,8 @@ def _chart(writer: Any, gen: int, records: list[GameRecord], batch: DecisionBatc
     writer.add_scalar("selfplay/games_per_min", len(records) / minutes, gen)
     writer.add_scalar("selfplay/decisions_per_min", sum(r.decisions for r in records) / minutes,
                       gen)
-    searched = sum(len(r.batch) if r.searched < 0 else r.searched for r in records)
-    writer.add_scalar("selfplay/searched_per_min", searched / minutes, gen)
+    writer.add_scalar("selfplay/searched_per_min", sum(r.searched for r in records) / minutes,
+                      gen)
     writer.add_scalar("selfplay/labelled_per_min", len(batch) / minutes, gen)
     writer.add_scalar("selfplay/mean_rounds", float(np.mean([r.rounds for r in records])), gen)
     writer.add_scalar("selfplay/truncated", float(np.mean([r.truncated for r in records])), gen)
