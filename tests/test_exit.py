@@ -568,6 +568,24 @@ def test_resume_continues_at_the_next_generation_exactly(prior_search: None,
         np.testing.assert_allclose(wa, wb, rtol=0, atol=1e-6)
 
 
+def test_a_resume_trains_at_the_learning_rate_it_is_given(prior_search: None,
+                                                          tmp_path: Path) -> None:
+    # The optimizer's checkpoint carries the rate it ran with; ``--set`` must win over it.
+    from zavandor_env.train.exit import find_resumable
+
+    assert _cli("--config", str(_write(tmp_path, exit_generations=1))) == 0
+    run = _run_dir(tmp_path)
+    assert _cli("--resume", str(run), "--set", "exit_generations=2",
+                "--set", "learning_rate=0.000123") == 0
+    checkpoint, _ = find_resumable(run, lambda message: None)
+    assert checkpoint.step == 2
+    record = json.loads((run / "resumes.jsonl").read_text())
+    assert record == {"resumed_from_step": 1,
+                      "overrides": ["exit_generations=2", "learning_rate=0.000123"]}
+    groups = checkpoint.params["policy.optimizer"]["param_groups"]
+    assert [group["lr"] for group in groups] == [0.000123]
+
+
 def test_a_broken_replay_file_is_skipped_on_resume(prior_search: None, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert _cli("--config", str(_write(tmp_path, exit_generations=1))) == 0

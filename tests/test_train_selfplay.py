@@ -96,6 +96,10 @@ def test_resume_continues_the_step_count_and_the_pool(quick_run: Path) -> None:
     train(resume=quick_run, overrides=["total_timesteps=3072", "progress_bar=false"])
     state = json.loads((latest(quick_run) / "state.json").read_text())
     assert state["step"] == 3072
+    # config.yaml stays the starting config; the resume's changes are recorded beside it.
+    [record] = (quick_run / "resumes.jsonl").read_text().splitlines()
+    assert json.loads(record) == {"resumed_from_step": 2048,
+                                  "overrides": ["total_timesteps=3072", "progress_bar=false"]}
     assert state["rating"]["games"] > before["rating"]["games"]
     labels = [label for label, _ in state["pool"]["snapshots"]]
     assert labels[: len(before["pool"]["snapshots"])] == [
@@ -144,7 +148,10 @@ def test_publish_writes_weights_config_and_figures_only(
 
     out = tmp_path / "published"
     figures = publish(quick_run, out, games=2)
-    assert sorted(p.name for p in out.iterdir()) == ["config.yaml", "eval.json", "policy.npz"]
+    # A resumed run (the module's run is resumed by another test) adds its resume record.
+    resumed = ["resumes.jsonl"] if (quick_run / "resumes.jsonl").is_file() else []
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["config.yaml", "eval.json", "policy.npz", *resumed])
     assert len(figures["results"]) == 4
     assert all(0 <= r["winrate_ci95"][0] <= r["winrate"] <= r["winrate_ci95"][1] <= 1
                for r in figures["results"])

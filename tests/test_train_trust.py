@@ -27,6 +27,7 @@ from zavandor_env.train.checkpointing import (
     model_shape,
     read_checkpoint,
     read_state,
+    record_resume,
     saving,
 )
 from zavandor_env.train.config import TrainConfig
@@ -180,6 +181,28 @@ def test_a_checkpoint_folder_symlinked_from_elsewhere_is_not_resumed(tmp_path: P
     other = crafted_run(tmp_path / "other")
     (run_dir / "checkpoints" / "step_000000999").symlink_to(other / "checkpoints" / STEP)
     assert find_resumable(run_dir, print).path.name == STEP
+
+
+# ---- the record of resumes -------------------------------------------------------------------
+def test_the_resume_record_replaces_a_symlink_or_an_oversized_file(tmp_path: Path) -> None:
+    from zavandor_env.train.checkpointing import MAX_RESUMES_BYTES, RESUMES
+
+    run = tmp_path / "run"
+    run.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the run's\n")
+    (run / RESUMES).symlink_to(outside)
+    record_resume(run, 3, ["max_minutes=5"])
+    assert outside.read_text() == "not the run's\n"  # neither read into the run nor grown
+    assert not (run / RESUMES).is_symlink()
+    record_resume(run, 4, None)
+    assert [json.loads(line) for line in (run / RESUMES).read_text().splitlines()] == [
+        {"resumed_from_step": 3, "overrides": ["max_minutes=5"]},
+        {"resumed_from_step": 4, "overrides": []}]
+    (run / RESUMES).write_text("x" * (MAX_RESUMES_BYTES + 1))
+    record_resume(run, 5, [])
+    assert (run / RESUMES).read_text().splitlines() == [
+        '{"resumed_from_step": 5, "overrides": []}']
 
 
 # ---- the model's shape -----------------------------------------------------------------------

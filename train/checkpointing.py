@@ -416,6 +416,30 @@ def write_text_atomic(path: Path, text: str) -> None:
     _fsync(path.parent)
 
 
+#: ``<run>/resumes.jsonl``: one JSON line per ``--resume`` (``config.yaml`` stays the config
+#: the run started with, so the ``--set`` changes of its continuations are recorded here).
+RESUMES = "resumes.jsonl"
+MAX_RESUMES_BYTES = 1_000_000
+
+
+def record_resume(run_dir: Path, step: int, overrides: list[str] | None) -> None:
+    """Add this resume (the checkpoint's ``step`` and the ``--set`` overrides) to the run's
+    :data:`RESUMES`, written anew atomically.  Earlier lines are kept only from a plain file
+    within :data:`MAX_RESUMES_BYTES` (a run folder may come from anyone: a symlink or an
+    oversized file is replaced, never followed or grown)."""
+    path = run_dir / RESUMES
+    earlier = ""
+    if path.is_file() and not path.is_symlink():
+        try:
+            earlier = read_bounded(path, what=RESUMES, max_bytes=MAX_RESUMES_BYTES).decode()
+        except (UntrustedInputError, UnicodeDecodeError):
+            earlier = ""
+    if earlier and not earlier.endswith("\n"):
+        earlier += "\n"  # a line cut short stays a line of its own
+    line = json.dumps({"resumed_from_step": int(step), "overrides": list(overrides or [])})
+    write_text_atomic(path, earlier + line + "\n")
+
+
 class CheckpointWriter:
     """Writes a run's checkpoints (see the module docstring) and keeps the newest two.
 

@@ -40,6 +40,7 @@ A new run starts from ``init_policy`` (a warm start, checked like PPO's) or from
 network.  Run layout (``<runs_dir>/<name>__<seed>__<time>/``), as a PPO run's::
 
     config.yaml                  the resolved config (``--resume`` reads it back)
+    resumes.jsonl                one line per ``--resume``: the step and its ``--set`` changes
     events.out.tfevents.*        TensorBoard scalars (losses, entropy, throughput, evaluation)
     checkpoints/step_<G>/        model.zip (torch tensors: the network and Adam's state),
                                  replay.npz (the replay window), state.json (generation,
@@ -89,6 +90,7 @@ from .checkpointing import (
     model_shape,
     obs_fingerprint,
     read_checkpoint,
+    record_resume,
     saving,
     write_text_atomic,
 )
@@ -679,6 +681,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             raise CheckpointError(f"{str(run_dir)!r} is a {cfg.backend} run, not an exit run")
         checkpoint, window = find_resumable(run_dir, warn)
         check_shape(checkpoint, cfg)
+        record_resume(run_dir, checkpoint.step, overrides)
     else:
         cfg, run_dir, _ = _start_or_resume(cfg, None, None, warn)
     torch.manual_seed(cfg.seed)
@@ -694,6 +697,10 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     if checkpoint is not None:
         generation = checkpoint.step
         _restore(checkpoint, model, optimizer, rating, rng, totals)
+        # The optimizer's saved state carries the learning rate it ran with; a resume's
+        # ``--set learning_rate=...`` is the one to use from here on.
+        for group in optimizer.param_groups:
+            group["lr"] = cfg.learning_rate
         last_eval = dict(checkpoint.state.get("eval", {}))
     writer = SummaryWriter(str(run_dir))
     if checkpoint is None:

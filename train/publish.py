@@ -3,7 +3,8 @@
     python -m zavandor_env.train.publish RUN_DIR --out train/checkpoints/selfplay_2p
 
 writes ``policy.npz`` (weights only, loads with ``agents.PolicyAgent`` without unpickling),
-``config.yaml`` (the run's config) and ``eval.json``: win rates with 95% Wilson intervals,
+``config.yaml`` (the run's config; ``resumes.jsonl``, the ``--set`` changes of its resumes, when
+it was resumed) and ``eval.json``: win rates with 95% Wilson intervals,
 mean VP, rounds and the share of cut-off games over ``--games`` fresh evaluation games per
 opponent of the config's ``eval_opponents``, for both the sampled and the greedy policy.
 Nothing from the SB3 ``.zip`` (pickled objects) is copied.
@@ -24,6 +25,7 @@ from zavandor_env.agents.stats import wilson_interval
 
 def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> dict[str, Any]:
     """Copy the run's weights-only policy and config to ``out`` and evaluate it afresh."""
+    from .checkpointing import RESUMES
     from .evaluate import evaluate
     from .selfplay import load_run_config
 
@@ -33,6 +35,12 @@ def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345) -> di
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(policy_file, out / "policy.npz")
     shutil.copyfile(run_dir / "config.yaml", out / "config.yaml")
+    # The config a run started with and the --set changes of its resumes: the recipe.
+    resumes = run_dir / RESUMES
+    if resumes.is_file() and not resumes.is_symlink():
+        shutil.copyfile(resumes, out / RESUMES)
+    elif (out / RESUMES).is_file():
+        (out / RESUMES).unlink()  # a stale record of an earlier publish
     figures: dict[str, Any] = {"run": run_dir.name, "step": policy.info.get("step"),
                                "games_per_row": games, "seed": seed, "results": []}
     for deterministic in (False, True):

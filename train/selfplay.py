@@ -3,6 +3,7 @@
 Run layout (``<runs_dir>/<name>__<seed>__<time>/``)::
 
     config.yaml                  the resolved config (``--resume`` reads it back)
+    resumes.jsonl                one line per ``--resume``: the step and its ``--set`` changes
     events.out.tfevents.*        TensorBoard: SB3's scalars + ours (see callbacks.py)
     pool/snap_<step>.npz         frozen learner snapshots (weights-only)
     checkpoints/step_<N>/        model.zip (SB3: weights + optimizer) and state.json
@@ -41,6 +42,7 @@ from .checkpointing import (
     latest_checkpoint,
     model_shape,
     obs_fingerprint,
+    record_resume,
     saving,
     write_text_atomic,
 )
@@ -192,6 +194,7 @@ def _start_or_resume(cfg: TrainConfig | None, resume: str | Path | None,
         cfg = load_run_config(run_dir, overrides)
         checkpoint = find_resumable(run_dir, warn)
         check_shape(checkpoint, cfg)
+        record_resume(run_dir, checkpoint.step, overrides)
         return cfg, run_dir, checkpoint
     if cfg is None:
         cfg = load_config()
