@@ -345,6 +345,48 @@ def test_search_below_needs_the_network_to_play_and_the_move_target() -> None:
     from_dict({**TINY, "exit_search_below": 0.9, "exit_play": "network"})
 
 
+def test_retrain_from_init_needs_an_init_policy() -> None:
+    from zavandor_env.train.config import TrainConfigError, from_dict
+
+    with pytest.raises(TrainConfigError, match="exit_retrain_from_init") as info:
+        from_dict({**TINY, "exit_retrain_from_init": True})
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("retrain", [True, False])
+def test_retrain_from_init_trains_a_fresh_copy_of_the_warm_start_each_generation(
+        prior_search: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        retrain: bool) -> None:
+    """With ``exit_retrain_from_init`` every generation's training (a resumed one's too)
+    starts from ``init_policy``'s weights with an optimizer that has taken no step; without
+    it, from the last generation's network."""
+    from zavandor_env.agents.policy_file import save_policy
+    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import ExitModel
+
+    init = ExitModel([16], "tanh").to_policy()
+    save_policy(init, tmp_path / "init.npz")
+    starts: list[tuple[bool, bool]] = []  # (weights are the warm start's, optimizer is fresh)
+    real_train_step = exit_mod.train_step
+
+    def recording(model: Any, optimizer: Any, *args: Any) -> Any:
+        weights = model.to_policy().weights
+        starts.append((all(np.array_equal(a, b) for a, b in zip(weights, init.weights)),
+                       not optimizer.state))
+        return real_train_step(model, optimizer, *args)
+
+    monkeypatch.setattr(exit_mod, "train_step", recording)
+    config = _write(tmp_path, init_policy=str(tmp_path / "init.npz"),
+                    exit_retrain_from_init=retrain, exit_replay_generations=10)
+    assert _cli("--config", str(config)) == 0
+    assert _cli("--resume", str(_run_dir(tmp_path)), "--set", "exit_generations=3") == 0
+    if retrain:
+        assert starts == [(True, True)] * 3
+    else:
+        assert starts[0] == (True, True)
+        assert starts[1:] == [(False, False)] * 2
+
+
 def _prior_batch(net_arch: list[int], iterations: int) -> tuple[Any, Any]:
     """A fresh network (torch seeded) and the decisions of one short game searched by the
     stand-in search around it (the ``prior_search`` fixture must be active)."""

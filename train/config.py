@@ -253,6 +253,14 @@ class TrainConfig:
         decision""")] = 1.0
     exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
         network trains on the searched decisions of the last this many generations""")] = 4
+    exit_retrain_from_init: Annotated[bool, _doc("""``exit`` backend: each generation trains a
+        fresh copy of ``init_policy`` (and a fresh optimizer) on the whole replay window, so
+        the trust region (``exit_anchor_kl``) and the corrections (``exit_deviation_weight``)
+        are measured from the warm start, and one generation's fitting errors are not carried
+        into the next as its starting point (Expert Iteration's retraining of the apprentice;
+        at 4 players it beat training on from the last generation, docs/benchmarks.md).
+        ``init_policy`` is read again on ``--resume``.  false: train on from the network of
+        the last generation""")] = False
     exit_eval_every: Annotated[Natural, _doc("""``exit`` backend: evaluate against
         ``eval_opponents`` every this many generations (0: only at the end)""")] = 1
 
@@ -400,6 +408,9 @@ def _check_exit(cfg: TrainConfig) -> None:
                  f"must be 1 unless exit_play is network and exit_target is move (the "
                  f"network's own move then labels the decisions left unsearched), got "
                  f"{cfg.exit_search_below:g}")
+    _require(not cfg.exit_retrain_from_init or cfg.init_policy is not None,
+             "exit_retrain_from_init", "needs init_policy, the network each generation is "
+             "retrained from")
     _check_search_params(cfg)
 
 

@@ -31,7 +31,9 @@ One **generation**:
    weighted ``exit_deviation_weight``), plus ``exit_anchor_kl`` times the KL divergence from
    that network (a trust region), plus ``vf_coef`` times the value MSE, Adam
    (``learning_rate``), ``n_epochs`` passes of minibatches of ``batch_size``, gradients clipped
-   at ``max_grad_norm``.
+   at ``max_grad_norm``.  With ``exit_retrain_from_init`` the network trained is a fresh
+   copy of ``init_policy`` each generation (a new optimizer too), so "the network before this
+   training" is the warm start.
 3. *Export and checkpoint*: ``policy.npz`` (weights only, with the critic), which the next
    generation's search uses; a checkpoint of the generation (below); the evaluation every
    ``exit_eval_every`` generations (win rates against ``eval_opponents``, the rating).
@@ -694,6 +696,11 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
                               "selfplay_seconds": 0.0}
     generation = 0
     last_eval: dict[str, Any] = {}
+    # exit_retrain_from_init: the network every generation starts its training from (a
+    # resume reads it again; the config check made sure there is one).
+    retrain_from = None
+    if cfg.exit_retrain_from_init:
+        retrain_from = (init if init is not None else read_init_policy(cfg))[1]
     if checkpoint is not None:
         generation = checkpoint.step
         _restore(checkpoint, model, optimizer, rating, rng, totals)
@@ -788,6 +795,9 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             window = [*window, (generation + 1, batch)][-cfg.exit_replay_generations:]
             data = DecisionBatch.concat([b for _, b in window])
             timed.before_update(model.to_policy, {"generation": generation})
+            if retrain_from is not None:  # a fresh apprentice: the warm start, a new optimizer
+                model.load_policy(retrain_from)
+                optimizer = make_optimizer(model, cfg)
             train_start = time.monotonic()
             losses = train_step(model, optimizer, data, cfg, rng) if len(data) else {}
             train_seconds = time.monotonic() - train_start
