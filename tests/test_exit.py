@@ -138,8 +138,10 @@ def test_the_shipped_exit_configs_load() -> None:
         assert (cfg.init_policy is None) == path.stem.endswith("_cold")
 
 
-def test_the_shipped_exit_policy_loads_through_a_spec_and_is_not_the_ppo_policy() -> None:
-    """``train/checkpoints/exit_2p/``: weights only (with the critic), today's observation
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_shipped_exit_policy_loads_through_a_spec_and_is_not_the_ppo_policy(
+        players: int) -> None:
+    """``train/checkpoints/exit_<N>p/``: weights only (with the critic), today's observation
     fingerprint, the run's config beside it, and a network that is its own (the distillation
     moved it off the warm start)."""
     from zavandor_env.agents.match import play_game
@@ -148,16 +150,32 @@ def test_the_shipped_exit_policy_loads_through_a_spec_and_is_not_the_ppo_policy(
     from zavandor_env.engine import GameConfig
     from zavandor_env.train.config import load_config
 
-    folder = ROOT / "train" / "checkpoints" / "exit_2p"
+    folder = ROOT / "train" / "checkpoints" / f"exit_{players}p"
     policy = load_policy(folder / "policy.npz")
-    assert policy.has_value
+    assert policy.has_value and policy.info["config"]["num_players"] == players
     assert load_config(folder / "config.yaml").backend == "exit"
     assert json.loads((folder / "eval.json").read_text())["results"]
-    ppo = load_policy(ROOT / "train" / "checkpoints" / "selfplay_2p" / "policy.npz")
+    ppo = load_policy(ROOT / "train" / "checkpoints" / f"selfplay_{players}p" / "policy.npz")
     assert not all(np.array_equal(a, b) for a, b in zip(policy.weights, ppo.weights))
-    agents = [make_agent("policy:path=train/checkpoints/exit_2p/policy.npz"),
-              make_agent("random", seed=1)]
-    assert play_game(agents, seed=3, config=GameConfig(num_players=2)).outcome.terminated
+    agents = [make_agent(f"policy:path=train/checkpoints/exit_{players}p/policy.npz")]
+    agents += [make_agent("random", seed=seat) for seat in range(1, players)]
+    assert play_game(agents, seed=3, config=GameConfig(num_players=players)).outcome.terminated
+
+
+def test_the_shipped_4p_exit_recipe_is_its_config_and_its_resumes() -> None:
+    """``exit_4p`` was resumed twice with other settings: ``resumes.jsonl`` holds them, and
+    the config they make is the one the last generation was trained under."""
+    from zavandor_env.agents.policy_file import load_policy
+    from zavandor_env.train.config import load_config
+
+    folder = ROOT / "train" / "checkpoints" / "exit_4p"
+    records = [json.loads(line) for line in (folder / "resumes.jsonl").read_text().splitlines()]
+    assert [r["resumed_from_step"] for r in records] == [5, 10]
+    final = load_config(folder / "config.yaml", [o for r in records for o in r["overrides"]])
+    assert final.exit_retrain_from_init and final.learning_rate == pytest.approx(3e-4)
+    trained_under = load_policy(folder / "policy.npz").info["config"]
+    assert trained_under["exit_retrain_from_init"] is True
+    assert trained_under["exit_replay_generations"] == final.exit_replay_generations
 
 
 def test_a_warm_start_copies_the_policy_files_actor_and_critic() -> None:
