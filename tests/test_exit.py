@@ -405,6 +405,23 @@ def test_retrain_from_init_trains_a_fresh_copy_of_the_warm_start_each_generation
         assert starts[1:] == [(False, False)] * 2
 
 
+def test_a_resume_that_cannot_read_its_init_policy_fails_in_one_line_and_records_nothing(
+        prior_search: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from zavandor_env.agents.policy_file import save_policy
+    from zavandor_env.train.exit import ExitModel
+
+    save_policy(ExitModel([16], "tanh").to_policy(), tmp_path / "init.npz")
+    config = _write(tmp_path, init_policy=str(tmp_path / "init.npz"),
+                    exit_retrain_from_init=True, exit_generations=1)
+    assert _cli("--config", str(config)) == 0
+    (tmp_path / "init.npz").unlink()
+    run = _run_dir(tmp_path)
+    assert _cli("--resume", str(run), "--set", "exit_generations=2") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "init_policy" in err[0]
+    assert not (run / "resumes.jsonl").exists()
+
+
 def _prior_batch(net_arch: list[int], iterations: int) -> tuple[Any, Any]:
     """A fresh network (torch seeded) and the decisions of one short game searched by the
     stand-in search around it (the ``prior_search`` fixture must be active)."""

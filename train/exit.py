@@ -683,7 +683,6 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             raise CheckpointError(f"{str(run_dir)!r} is a {cfg.backend} run, not an exit run")
         checkpoint, window = find_resumable(run_dir, warn)
         check_shape(checkpoint, cfg)
-        record_resume(run_dir, checkpoint.step, overrides)
     else:
         cfg, run_dir, _ = _start_or_resume(cfg, None, None, warn)
     torch.manual_seed(cfg.seed)
@@ -709,6 +708,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         for group in optimizer.param_groups:
             group["lr"] = cfg.learning_rate
         last_eval = dict(checkpoint.state.get("eval", {}))
+        record_resume(run_dir, checkpoint.step, overrides)  # once everything it needs loaded
     writer = SummaryWriter(str(run_dir))
     if checkpoint is None:
         writer.add_text("config", cfg.to_markdown(), 0)
