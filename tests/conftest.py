@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -57,3 +58,21 @@ def app() -> Iterator[object]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@pytest.fixture
+def minute_per_reading_marks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``keep_policy_minutes`` marks on a clock that advances a minute per reading, in both
+    trainers: a mark of a few milliseconds has passed by the first update however fast the
+    machine (on a real clock a fast CI machine finished a tiny generation before it)."""
+    from zavandor_env.train import exit as exit_module
+    from zavandor_env.train import timed
+
+    real = timed.TimedPolicies
+
+    def with_fast_clock(run_dir: Any, minutes: Any) -> Any:
+        readings = iter(range(0, 10**9, 60))
+        return real(run_dir, minutes, clock=lambda: float(next(readings)))
+
+    monkeypatch.setattr(timed, "TimedPolicies", with_fast_clock)
+    monkeypatch.setattr(exit_module, "TimedPolicies", with_fast_clock)

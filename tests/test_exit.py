@@ -601,19 +601,11 @@ def _run_dir(tmp_path: Path) -> Path:
 
 
 def test_a_tiny_run_through_the_cli_exports_a_loadable_policy(
-        prior_search: None, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        prior_search: None, minute_per_reading_marks: None, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     from zavandor_env import cli
     from zavandor_env.agents.policy_file import load_policy
-    from zavandor_env.train import exit as exit_mod
-    from zavandor_env.train.timed import TimedPolicies
 
-    # The marks' clock advances a minute per reading, so the first mark has passed by the
-    # first update however fast the tiny generation runs (a real clock made this depend on
-    # the machine: a generation quicker than the 6 ms mark kept generation 1 instead of 0).
-    readings = iter(range(0, 10**6, 60))
-    monkeypatch.setattr(exit_mod, "TimedPolicies", lambda run_dir, minutes: TimedPolicies(
-        run_dir, minutes, clock=lambda: float(next(readings))))
     assert _cli("--config", str(_write(tmp_path, keep_policy_minutes=[0.0001, 10000]))) == 0
     run = _run_dir(tmp_path)
     assert (run / "config.yaml").is_file()

@@ -173,7 +173,9 @@ def tiny_run(runs: Path, *extra: str) -> Path:
     return train(cfg)
 
 
-def test_keep_policy_minutes_keeps_the_policy_that_played_at_each_mark(tmp_path: Path) -> None:
+def test_keep_policy_minutes_keeps_the_policy_that_played_at_each_mark(
+    tmp_path: Path, minute_per_reading_marks: None
+) -> None:
     from zavandor_env.agents import PolicyAgent
     from zavandor_env.agents.policy_file import load_policy
 
