@@ -2,7 +2,7 @@
 
 The project promises that the ``train/checkpoints/*/policy.npz`` files keep loading and playing
 the same moves whatever changes around them (the observation encoder, the ``.npz`` loader, the
-agent, the engine).  ``tests/golden/shipped_policies.json`` pins, per checkpoint, the file's
+agent, the engine).  ``tests/golden/policies/shipped.json`` pins, per checkpoint, the file's
 SHA-256 and one greedy self-play game on a fixed deal: every seat that checkpoint's policy, the
 default rules of its player count.  A failure names the checkpoint and what moved.
 
@@ -33,7 +33,7 @@ from zavandor_env.agents.match import play_game  # noqa: E402
 from zavandor_env.engine import GameConfig  # noqa: E402
 
 CHECKPOINTS = ROOT / "train" / "checkpoints"
-GOLDEN = ROOT / "tests" / "golden" / "shipped_policies.json"
+GOLDEN = ROOT / "tests" / "golden" / "policies" / "shipped.json"
 DEAL_SEED = 20261204  # the deal every recorded game is played on
 
 
@@ -74,7 +74,7 @@ def test_every_shipped_checkpoint_has_a_recorded_game() -> None:
     shipped = sorted(p.parent.name for p in CHECKPOINTS.glob("*/policy.npz"))
     assert shipped, "no checkpoints found"
     assert sorted(_golden()) == shipped, (
-        "tests/golden/shipped_policies.json must hold exactly the shipped checkpoints; add a "
+        "tests/golden/policies/shipped.json must hold exactly the shipped checkpoints; add a "
         "new one with `python tests/test_shipped_policies_play_as_recorded.py NAME`"
     )
 
