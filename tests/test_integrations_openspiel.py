@@ -132,6 +132,20 @@ def test_the_ismcts_bot_plays_whole_games_against_our_agents() -> None:
         assert result.outcome.is_over
 
 
+def test_the_ismcts_agent_plays_the_same_moves_from_the_same_seed() -> None:
+    """Its worlds are drawn from its own seed, not from OpenSpiel's default sampler (seeded by
+    the OS), so a ladder or an evaluation with it is reproducible."""
+    def moves() -> list[int]:
+        actions: list[int] = []
+        play_game([OpenSpielAgent(simulations=8, seed=3), HeuristicAgent(seed=1)], seed=5,
+                  config=GameConfig(num_players=2, allow_overbid=False, max_decisions=150),
+                  on_decision=lambda _game, _seat, action: actions.append(action))
+        return actions
+
+    first = moves()
+    assert len(first) > 50 and moves() == first
+
+
 def test_the_agent_spec_builds_an_openspiel_bot() -> None:
     agent = parse_spec("openspiel:bot=ismcts,simulations=5").build(0)
     assert isinstance(agent, OpenSpielAgent) and agent.simulations == 5

@@ -5,6 +5,7 @@ per decision); the standard list with its searches runs in the slow tier."""
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 from pathlib import Path
@@ -78,6 +79,9 @@ def test_the_same_inputs_give_byte_identical_ladder_files_whatever_the_workers(t
 def test_the_search_and_the_policy_on_fixed_budgets_play_the_same_ladder_twice(tmp_path):
     agents = ["mcts:policy=planner,iterations=8,label=mcts",
               "policy:path=train/checkpoints/selfplay_{n}p/policy.npz,label=shipped", "random"]
+    if importlib.util.find_spec("pyspiel") is not None:
+        # OpenSpiel's IS-MCTS draws its worlds from the agent's seed, never the OS's.
+        agents.append("openspiel:bot=ismcts,simulations=4,label=ismcts")
     for out, workers in (("a", "1"), ("b", "2")):
         assert main(["ladder", "--players", "2", "--games", "2", "--agents", *agents,
                      "--workers", workers, "--out", str(tmp_path / out), "--quiet",

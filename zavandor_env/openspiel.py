@@ -122,8 +122,14 @@ class OpenSpielAgent(Agent):
         from open_spiel.python.algorithms import ismcts, mcts
 
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=np_rng)
-        return ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.simulations,
-                                random_state=np_rng)
+        bot = ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.simulations,
+                               random_state=np_rng)
+        # The bot draws its worlds with a fresh pyspiel.UniformProbabilitySampler, which the
+        # OS seeds: drawn from our seeded generator instead, the bot plays the same moves
+        # from the same seed (a ladder with it is reproducible).
+        bot.set_resampler(
+            lambda state, player: state.resample_from_infostate(player, np_rng.uniform))
+        return bot
 
     def act(self, observation: dict[str, Any] | None, view: PlayerView,
             legal_actions: Sequence[int]) -> int:
