@@ -115,6 +115,9 @@ STANDARD_AGENTS: tuple[StandardAgent, ...] = (
                   "flat Monte Carlo search around the planner, 64 iterations per decision"),
     StandardAgent("shipped", "policy:path=train/checkpoints/selfplay_{n}p/policy.npz",
                   "the self-play policy shipped for the player count, greedy"),
+    # Where a network was distilled for the player count (exit_2p, exit_4p; issue 19, part 3).
+    StandardAgent("exit", "policy:path=train/checkpoints/exit_{n}p/policy.npz",
+                  "the network distilled by expert iteration for the player count, greedy"),
     # Included where the registry knows the network search (issue 19, part 2).
     StandardAgent("mcts-network", "mcts:policy=network,iterations=16",
                   "search guided by the shipped network (prior, value, opponent model), "

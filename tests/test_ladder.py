@@ -197,6 +197,16 @@ def test_the_standard_agents_use_fixed_budgets_and_leave_out_what_cannot_be_buil
     assert "{n}p" in next(a.spec for a in STANDARD_AGENTS if a.label == "shipped")
 
 
+def test_the_distilled_network_sits_where_it_was_shipped_and_is_left_out_elsewhere():
+    entries, skipped = ld.plan(LadderConfig(players=(2, 4, 6)))
+    for n in (2, 4):
+        exit_entry = next(e for e in entries[n] if e.label == "exit")
+        assert exit_entry.spec.params["path"] == f"train/checkpoints/exit_{n}p/policy.npz"
+    assert "exit" not in [e.label for e in entries[6]]
+    left_out = [(s.players, s.label, s.reason) for s in skipped if s.label == "exit"]
+    assert left_out == [(6, "exit", "train/checkpoints/exit_6p/policy.npz does not exist")]
+
+
 def test_an_optional_agent_that_cannot_be_built_is_left_out_with_its_reason(monkeypatch):
     broken = ld.StandardAgent("broken", "mcts:policy=nothing,iterations=4", "x", optional=True)
     monkeypatch.setattr(ld, "STANDARD_AGENTS", (*STANDARD_AGENTS[:2], broken))
