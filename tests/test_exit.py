@@ -594,6 +594,31 @@ def test_ctrl_c_keeps_the_last_generation_and_says_how_to_resume(
     assert json.loads((run / "eval.json").read_text())["generation"] == 3
 
 
+def test_ctrl_c_while_the_workers_start_names_the_checkpoint_and_the_resume(
+        prior_search: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Generation 0 is on disk before the pool spawns its workers: a Ctrl-C then is a
+    resumable interrupt, not "before training started" (seen in CI, where a real SIGINT
+    landed while the workers spawned)."""
+    from zavandor_env.train import exit as exit_mod
+
+    real_pool = exit_mod.SelfPlayPool
+
+    def interrupted_while_spawning(workers: int, *args: Any, **kwargs: Any) -> Any:
+        if workers > 1:
+            raise KeyboardInterrupt
+        return real_pool(workers, *args, **kwargs)
+
+    monkeypatch.setattr(exit_mod, "SelfPlayPool", interrupted_while_spawning)
+    assert _cli("--config", str(_write(tmp_path, exit_workers=2))) == 130
+    err = capsys.readouterr().err
+    assert "checkpoint of generation 0 is kept" in err and "--resume" in err
+    monkeypatch.setattr(exit_mod, "SelfPlayPool", real_pool)
+    run = _run_dir(tmp_path)
+    assert _cli("--resume", str(run), "--set", "exit_workers=1") == 0
+    assert json.loads((run / "eval.json").read_text())["generation"] == 2
+
+
 # ---- end to end -------------------------------------------------------------------------------
 def _run_dir(tmp_path: Path) -> Path:
     [run] = list((tmp_path / "runs").iterdir())

@@ -768,13 +768,15 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     if checkpoint is None:
         save(0)  # the starting network: a kill from here on can be resumed
     saved = generation  # the newest generation on disk (what a Ctrl-C leaves to resume)
-    pool = SelfPlayPool(cfg.exit_workers)
+    pool = SelfPlayPool(1)  # spawns nothing: the workers start inside the try below
     timed = TimedPolicies(run_dir, cfg.keep_policy_minutes)
     started = time.monotonic()
     budget = None if cfg.max_minutes is None else cfg.max_minutes * 60.0
     last_duration = 0.0
     phase = "self-play"
     try:
+        # Started here, so a Ctrl-C while the workers spawn still names the checkpoint.
+        pool = SelfPlayPool(cfg.exit_workers)
         while generation < cfg.exit_generations:
             elapsed = time.monotonic() - started
             if budget is not None and elapsed + last_duration > budget:
