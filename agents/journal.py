@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from zavandor_env.engine.files import (
+from zavandor_env.io.files import (
     MAX_RECORD_BYTES,
     UntrustedInputError,
     parse_json,
@@ -80,7 +80,7 @@ def read_journal(path: str | Path, max_line_bytes: int = MAX_RECORD_BYTES,
                  ) -> tuple[dict[str, Any], list[Any], int]:
     """``(header, entries, intact_bytes)``: the journal's lines and how many bytes of the file
     they fill (less than its size when the last line is torn).  Every line is parsed as
-    untrusted JSON (:func:`~zavandor_env.engine.files.parse_json`)."""
+    untrusted JSON (:func:`~zavandor_env.io.files.parse_json`)."""
     path = Path(path)
     values: list[Any] = []
     intact = 0

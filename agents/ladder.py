@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine import GameConfig
-from zavandor_env.engine.files import write_atomic
+from zavandor_env.io.files import write_atomic
 from zavandor_env.resources import data_path
 
 from .base import Agent

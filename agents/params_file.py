@@ -20,8 +20,8 @@ def check_flags(**flags: object) -> None:
 def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, Any]:
     """The mapping under ``section`` of the YAML file (or the whole file when it has no such
     key); an empty file is an empty mapping.  One-line ``ValueError`` if the file cannot be
-    read, is not plain YAML data (bounded, see ``engine.files``) or is not a mapping."""
-    from zavandor_env.engine.files import load_yaml
+    read, is not plain YAML data (bounded, see ``zavandor_env.io.files``) or is not a mapping."""
+    from zavandor_env.io.files import load_yaml
 
     data = load_yaml(path, what=what) or {}
     if not isinstance(data, dict):

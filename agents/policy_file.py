@@ -42,7 +42,7 @@ slowing training).
 to gigabytes is refused at once; ``.npy`` headers are parsed by hand and object arrays (pickles)
 are refused unread; weights must be floats and finite (NaN would crash a sampled policy in a
 tournament, or a training run that draws the snapshot); ``__meta__`` is parsed by
-:func:`~zavandor_env.engine.files.parse_json` (bounded size and depth).  Every problem is one
+:func:`~zavandor_env.io.files.parse_json` (bounded size and depth).  Every problem is one
 :class:`PolicyFileError` line naming the file and the array.
 
 This module needs NumPy only; converting an SB3 model is ``train.export.policy_from_sb3``.
@@ -60,7 +60,7 @@ from typing import IO, Any, Final
 import numpy as np
 from numpy.lib import format as npy
 
-from zavandor_env.engine.files import (
+from zavandor_env.io.files import (
     MAX_CONFIG_BYTES,
     UntrustedInputError,
     parse_json,
@@ -201,7 +201,7 @@ def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None =
 
     The file records ``fingerprint``, else the policy's own, else the running code's
     :data:`OBS_FINGERPRINT` (a policy converted from a model trained here).  The write is
-    :func:`~zavandor_env.engine.files.write_atomic`'s, so a killed run or a full disk never
+    :func:`~zavandor_env.io.files.write_atomic`'s, so a killed run or a full disk never
     leaves half a file (nor a temporary one).
     """
     path = Path(path)

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine import GameConfig
-from zavandor_env.engine.files import load_yaml, write_atomic
+from zavandor_env.io.files import load_yaml, write_atomic
 from zavandor_env.engine.outcome import Outcome
 from zavandor_env.resources import data_path
 
@@ -95,8 +95,8 @@ class TournamentConfig:
     def from_yaml(cls, path: str | Path, **overrides: Any) -> TournamentConfig:
         """Read a tournament file (see ``configs/eval/*.yaml``); ``overrides`` that are not
         None replace its values.  The file may come from anyone: it is read as plain data,
-        bounded in size and depth (:func:`~zavandor_env.engine.files.load_yaml`), and every
-        problem is one line (:class:`~zavandor_env.engine.files.UntrustedInputError`, a
+        bounded in size and depth (:func:`~zavandor_env.io.files.load_yaml`), and every
+        problem is one line (:class:`~zavandor_env.io.files.UntrustedInputError`, a
         ``ValueError``)."""
         data = load_yaml(data_path(path), what="tournament file")
         if not isinstance(data, dict):
@@ -760,7 +760,7 @@ class TournamentReport:
         """Write ``summary.json``, ``summary.csv``, ``games.csv``, ``chart.png`` and (when
         recorded) ``replays/*.json``; returns the paths written.
 
-        Each file is replaced at once (:func:`~zavandor_env.engine.files.write_atomic`): a
+        Each file is replaced at once (:func:`~zavandor_env.io.files.write_atomic`): a
         full disk leaves the file as it was or absent, never empty or cut short.  A
         directory holding an earlier report raises :class:`OutputDirError` unless
         ``replace``, which first deletes the earlier report's files (only those), so no old

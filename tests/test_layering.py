@@ -9,7 +9,8 @@ layer     modules
 ========  ===================================================================================
 engine    ``zavandor_env.engine`` (the rules, pure Python, plus the C++ core: every
           ``native/src/*.cpp`` is checked as engine code, since ``zavandor_env.engine`` imports
-          its extension ``_native``), ``zavandor_env.resources`` (paths of the shipped files;
+          its extension ``_native``), ``zavandor_env.io`` (the one door:
+          every file, folder and spec from outside), ``zavandor_env.resources`` (paths of the shipped files;
           ``engine.config`` reads game configs through it), ``zavandor_env._aliases`` (the
           ``agents`` / ``train`` folder names as aliases), and the package root
           ``zavandor_env/__init__.py`` (every import of the package runs it first; see
@@ -61,6 +62,7 @@ LAYERS = ("engine", "env", "agents", "train", "cli")
 LAYER_OF = {
     "zavandor_env": "engine",
     "zavandor_env.engine": "engine",
+    "zavandor_env.io": "engine",
     "zavandor_env.resources": "engine",
     "zavandor_env._aliases": "engine",
     "zavandor_env.envs": "env",

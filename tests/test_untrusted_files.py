@@ -1,4 +1,4 @@
-"""The one reader of JSON/YAML from outside and the one atomic writer (engine/files.py)."""
+"""The one reader of JSON/YAML from outside and the one atomic writer (zavandor_env/io/files.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from zavandor_env.engine.files import (
+from zavandor_env.io.files import (
     MAX_DEPTH,
     UntrustedInputError,
     load_json,

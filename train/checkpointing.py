@@ -19,7 +19,7 @@ run code from the file.  Here the model is rebuilt from the run's own config, ``
 opened, and only the tensors are read (``policy.pth``, ``policy.optimizer.pth``), with
 ``torch.load(..., weights_only=True)``: a ``.pth`` entry holding anything but tensors and plain
 containers is refused.  The step counter and everything else come from the
-plain JSON ``state.json``, read by :func:`~zavandor_env.engine.files.load_json` (bounded size
+plain JSON ``state.json``, read by :func:`~zavandor_env.io.files.load_json` (bounded size
 and depth) and checked field by field (a step beyond :data:`MAX_STEP`, a malformed pool or
 rating is a broken checkpoint, not a traceback later).  Every name a checkpoint holds stays
 inside the run folder: ``LATEST``, the checkpoint folders and files, and the pool's snapshot
@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from zavandor_env.engine.files import UntrustedInputError, load_json, read_bounded, write_atomic
+from zavandor_env.io.files import UntrustedInputError, load_json, read_bounded, write_atomic
 
 LATEST = "LATEST"
 MODEL = "model.zip"
@@ -409,7 +409,7 @@ def _fsync(path: Path) -> None:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` by ``text`` all at once (:func:`~zavandor_env.engine.files.
+    """Replace ``path`` by ``text`` all at once (:func:`~zavandor_env.io.files.
     write_atomic`: a reader sees the old or the new file, a failure leaves no temporary one),
     then make the rename itself durable."""
     write_atomic(path, text)

@@ -135,7 +135,7 @@ def report(run_dir: Path) -> None:
     """Print where the run went, its last evaluation and how to look at it."""
     import shlex
 
-    from zavandor_env.engine.files import load_json
+    from zavandor_env.io.files import load_json
 
     print(f"\nrun folder: {run_dir}")
     eval_file = run_dir / "eval.json"

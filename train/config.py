@@ -22,7 +22,7 @@ import yaml
 from pydantic import BeforeValidator, Field
 
 from zavandor_env.engine.data import MAX_PLAYERS, MIN_PLAYERS
-from zavandor_env.engine.files import UntrustedInputError, load_yaml, parse_yaml
+from zavandor_env.io.files import UntrustedInputError, load_yaml, parse_yaml
 from zavandor_env.engine.schema import checked
 from zavandor_env.resources import PACKAGE_DIR, data_path
 

@@ -37,7 +37,7 @@ from zavandor_env.agents.policy_file import (
     load_policy,
     save_policy,
 )
-from zavandor_env.engine.files import MAX_CONFIG_BYTES, parse_json
+from zavandor_env.io.files import MAX_CONFIG_BYTES, parse_json
 
 from .checkpointing import read_entry
 

@@ -158,7 +158,7 @@ def _write_json(path: str, data: Any) -> None:
     one cut short."""
     import json
 
-    from .engine.files import write_atomic
+    from .io.files import write_atomic
 
     write_atomic(path, json.dumps(data, indent=2) + "\n")
 
@@ -473,7 +473,7 @@ def _save_replay(path: str, game: Game, labels: list[str]) -> None:
 # ---- replay -----------------------------------------------------------------------------
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .engine import ACTION_NAMES, Game, ReplayError
-    from .engine.files import UntrustedInputError, load_json
+    from .io.files import UntrustedInputError, load_json
     from .engine.outcome import game_outcome
     from .engine.printable import terminal_safe
     from .engine.text import describe
@@ -513,7 +513,7 @@ def _replay_html(args: argparse.Namespace, record: dict[str, Any]) -> int:
     """``zavandor replay FILE --html OUT``: the browser viewer, one offline page."""
     from zavandor_env.web.viewer import render_html
 
-    from .engine.files import write_atomic
+    from .io.files import write_atomic
 
     try:
         _check_writable_file(args.html)

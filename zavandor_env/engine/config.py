@@ -103,7 +103,7 @@ class GameConfig:
     def from_yaml(cls, path: str | Path) -> GameConfig:
         """Load a game config file (``configs/game/*.yaml``): a mapping of config fields."""
         from ..resources import data_path
-        from .files import UntrustedInputError, load_yaml
+        from ..io.files import UntrustedInputError, load_yaml
 
         try:
             data = load_yaml(data_path(path), what="game config")

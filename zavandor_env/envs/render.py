@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Game
-from ..engine.files import write_atomic
+from ..io.files import write_atomic
 from ..engine.text import describe
 
 RENDER_MODES = ("ansi", "human", "rgb_array")

@@ -33,7 +33,7 @@ send requests to 127.0.0.1, and a DNS name of its own can be made to point there
                   origin can send neither of the last two without a CORS preflight, which the
                   server never grants (it sends no CORS headers at all)
     body          one ``Content-Length`` of at most ``MAX_BODY`` bytes (411 / 400 / 413),
-                  never read past it; JSON through ``engine.files.parse_json`` (bounded
+                  never read past it; JSON through ``io.files.parse_json`` (bounded
                   depth, finite numbers), else 400 in one line
     every answer  nosniff, a Content-Security-Policy that runs only the page's own inline
                   script and style, no framing, no referrer, same-origin resource policy
@@ -67,7 +67,7 @@ from zavandor_env.agents.match import ObservationFn, default_observation_fn
 from zavandor_env.agents.registry import make_agent
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import ACTION_NAMES, action_block, action_to_string
-from zavandor_env.engine.files import UntrustedInputError, parse_json
+from zavandor_env.io.files import UntrustedInputError, parse_json
 from zavandor_env.engine.outcome import game_outcome
 
 from . import asset, fill
