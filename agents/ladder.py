@@ -60,6 +60,7 @@ from typing import Any
 
 from zavandor_env.engine import GameConfig
 from zavandor_env.io.files import write_atomic
+from zavandor_env.io.folders import Folder, FolderError
 from zavandor_env.resources import data_path
 
 from .base import Agent
@@ -73,6 +74,9 @@ from .tournament import (
     TournamentConfig,
     check_agents,
     claim_output_dir,
+    lock_output_dir,
+    out_folder,
+    release_output_dir,
     run_tournament,
 )
 
@@ -115,10 +119,10 @@ STANDARD_AGENTS: tuple[StandardAgent, ...] = (
                   "flat Monte Carlo search around the planner, 64 iterations per decision"),
     StandardAgent("shipped", "policy:path=train/checkpoints/selfplay_{n}p/policy.npz",
                   "the self-play policy shipped for the player count, greedy"),
-    # Where a network was distilled for the player count (exit_2p, exit_4p; issue 19, part 3).
+    # Where a network was distilled for the player count (exit_2p, exit_4p: expert iteration).
     StandardAgent("exit", "policy:path=train/checkpoints/exit_{n}p/policy.npz",
                   "the network distilled by expert iteration for the player count, greedy"),
-    # Included where the registry knows the network search (issue 19, part 2).
+    # Included where the registry knows the network search (mcts:policy=network).
     StandardAgent("mcts-network", "mcts:policy=network,iterations=16",
                   "search guided by the shipped network (prior, value, opponent model), "
                   "16 iterations per decision", optional=True),
@@ -627,22 +631,28 @@ class Ladder:
         this ladder's games.  An earlier ladder in ``out_dir`` raises
         :class:`OutputDirError` unless ``replace``."""
         out = Path(out_dir)
-        earlier = [p for p in previous_ladder(out) if not _is_journal(p)]
-        if earlier:
-            if not replace:
-                raise OutputDirError(f"{str(out)!r} already holds a ladder "
-                                     "(replace=True deletes it first)")
-            for path in earlier:
-                path.unlink()
-        out.mkdir(parents=True, exist_ok=True)
-        written = [write_atomic(out / "ladder.json", dumps(self.to_dict())),
-                   write_atomic(out / "leaderboard.md", self.markdown()),
-                   write_atomic(out / "cost.json", dumps(self.cost()))]
-        if chart:
-            written.append(self.chart(out / "ladder.png"))
-        for n in self.config.players:  # every game they held is in ladder.json now
-            (out / JOURNAL_PATTERN.format(n=n)).unlink(missing_ok=True)
-        return written
+        try:
+            folder = Folder.open(out, what=f"--out {str(out)!r}", create=True)
+            lock_output_dir(out)
+            earlier = [p for p in previous_ladder(out) if not _is_journal(p)]
+            if earlier:
+                if not replace:
+                    raise OutputDirError(f"{str(out)!r} already holds a ladder "
+                                         "(replace=True deletes it first)")
+                for path in earlier:
+                    folder.unlink(path.name)
+            written = [folder.write("ladder.json", content=dumps(self.to_dict())),
+                       folder.write("leaderboard.md", content=self.markdown()),
+                       folder.write("cost.json", content=dumps(self.cost()))]
+            if chart:
+                written.append(self.chart(folder.file("ladder.png")))
+            for n in self.config.players:  # every game they held is in ladder.json now
+                folder.unlink(JOURNAL_PATTERN.format(n=n))
+            return written
+        except FolderError as exc:
+            raise OutputDirError(str(exc)) from None
+        finally:
+            release_output_dir(out)  # the ladder's last write to its folder
 
     def text(self) -> str:
         """The console summary: the ratings of every player count."""
@@ -767,12 +777,13 @@ def _is_journal(path: Path) -> bool:
 
 
 def previous_ladder(out_dir: str | Path) -> list[Path]:
-    """The files an earlier ladder wrote in ``out_dir`` (its journals included)."""
-    out = Path(out_dir)
-    if not out.is_dir():
+    """The files an earlier ladder wrote in ``out_dir`` (its journals included; regular
+    files only: a symlink is never ours)."""
+    folder = out_folder(out_dir)
+    if folder is None:
         return []
-    return [p for p in sorted(out.iterdir()) if p.is_file()
-            and (p.name in LADDER_FILES or _is_journal(p))]
+    return [p for name, kind in folder.entries() if kind == "file"
+            and ((p := folder.root / name).name in LADDER_FILES or _is_journal(p))]
 
 
 def prepare_ladder_dir(out_dir: str | Path, overwrite: bool = False,
@@ -782,13 +793,13 @@ def prepare_ladder_dir(out_dir: str | Path, overwrite: bool = False,
     (or ``resume``: continue its journals), and probes that it is writable.  Raises
     :class:`OutputDirError` with one line."""
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise OutputDirError(f"--out {str(out)!r} is a file, not a directory")
+    folder = out_folder(out)  # refuses a file or a symlink at --out
     ours = previous_ladder(out)
     if resume and not any(_is_journal(p) for p in ours):
         raise OutputDirError(f"nothing to resume in --out {str(out)!r}: it holds no "
                              "games_<n>p.jsonl (the games of an interrupted ladder)")
-    others = sorted(p for p in out.iterdir() if p not in ours) if out.is_dir() else []
+    others = ([p for p in (out / name for name, _ in folder.entries()) if p not in ours]
+              if folder is not None else [])
     if not (overwrite or resume or others) and any(_is_journal(p) for p in ours):
         raise OutputDirError(f"--out {str(out)!r} holds the games of an interrupted ladder "
                              "(games_<n>p.jsonl): give --resume to continue it (same "

@@ -121,6 +121,7 @@ from .heuristic import (
 from .naive import naive_decision, safe_default
 from .params_file import check_flags
 from .planner import PlannerParams, native_planner_params, planner_decision, resolve_params
+from .spec_params import check_agent_params
 
 if TYPE_CHECKING:  # imported when used: the network search loads the observation module
     from .netsearch import NetworkSearch
@@ -295,6 +296,12 @@ class MCTSAgent(Agent):
         fpu_reduction: float | None = None,
         rollout_steps: int | None = None,
     ) -> None:
+        # The values only a search reads, against their declarations (agents/spec_params.py):
+        # a bad c or eval_scale is one line now, not an error at the first searched decision.
+        check_agent_params("mcts", {"c": c, "prior_weight": prior_weight,
+                                    "eval_scale": eval_scale, "switch_z": switch_z,
+                                    "horizon_rounds": horizon_rounds, "weights": weights,
+                                    "net": net})
         super().__init__(seed)
         _check_choice("policy", policy, (*POLICIES, "network"))
         network_options = {"net": net, "c_puct": c_puct,
@@ -346,7 +353,7 @@ class MCTSAgent(Agent):
         self.policy = policy
         self.planner: PlannerParams | None = (
             resolve_params(None) if "planner" in (policy, rollout) else None)
-        self.net = None if net is None else str(net)
+        self.net = None if net is None else str(data_path(net))
         # The network search's own parameters (None: NetworkSearch's defaults).
         self.network_params = {k: v for k, v in network_options.items()
                                if k != "net" and v is not None}
@@ -357,6 +364,7 @@ class MCTSAgent(Agent):
             NetworkSearch.check_params(rollout=rollout, avoid_curse=avoid_curse,
                                        iterations=iterations, seconds=seconds,
                                        **self.network_params)
+            self._check_network()
         self.last_iterations = 0
         if engine is not None and engine not in ENGINES:
             raise ValueError(f"mcts: engine must be 'auto', 'native' or 'python', "
@@ -367,6 +375,16 @@ class MCTSAgent(Agent):
         self._native_weights_of: HeuristicWeights | None = None
         self._native_planner: Any = None  # _native.PlannerParams of self.planner
         self._attach_native()
+
+    def _check_network(self) -> None:
+        """policy="network": the native network search exists and ``net`` (when given) loads,
+        or one line now (the default network depends on the game's player count: it is loaded
+        at the first decision, from the shipped files)."""
+        from .netsearch import cached_policy, native_search
+
+        native_search()
+        if self.net is not None:
+            cached_policy(self.net)
 
     def _attach_native(self) -> None:
         """Pick the engine (see ``engine``): the native search when asked or available."""

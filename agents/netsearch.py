@@ -94,6 +94,12 @@ def _number(name: str, value: object, low: float, high: float | None = None,
     return float(value)  # type: ignore[arg-type]
 
 
+def native_search() -> Any:
+    """The native module with the network search, or a one-line
+    :class:`~.heuristic.EngineUnavailableError` naming what is missing."""
+    return _native_module()
+
+
 def _native_module() -> Any:
     from zavandor_env.engine import native
 

@@ -19,10 +19,15 @@ def check_flags(**flags: object) -> None:
 
 def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, Any]:
     """The mapping under ``section`` of the YAML file (or the whole file when it has no such
-    key); an empty file is an empty mapping.  One-line ``ValueError`` if the file cannot be
-    read, is not plain YAML data (bounded, see ``zavandor_env.io.files``) or is not a mapping."""
+    key); an empty file is an empty mapping.  One-line ``ValueError`` if ``path`` is not text
+    naming a regular file (``zavandor_env.io.params.regular_file``), cannot be read, is not
+    plain YAML data (bounded, see ``zavandor_env.io.files``) or is not a mapping."""
     from zavandor_env.io.files import load_yaml
+    from zavandor_env.io.params import regular_file
 
+    # Text naming a regular file, checked before anything opens it: open(0) would read (and
+    # then close) standard input, and a FIFO or /dev/zero would block or never end.
+    path = regular_file(path, what=what)
     data = load_yaml(path, what=what) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: {what} must be a mapping")
@@ -38,6 +43,11 @@ P = TypeVar("P")
 def with_overrides(base: P, overrides: Mapping[str, Any] | None) -> P:
     """``base`` (a parameter dataclass) with the keys of ``overrides`` replaced, checked as a
     whole by its schema; ``base`` itself when there is nothing to override."""
+    if overrides is None:
+        return base
+    if not isinstance(overrides, Mapping):  # e.g. weights=abc from a spec string
+        raise ValueError(f"overrides of {type(base).__name__} must be a mapping of its "
+                         f"fields, got {type(overrides).__name__}")
     if not overrides:
         return base
     changes = {str(key): value for key, value in overrides.items()}

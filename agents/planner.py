@@ -147,8 +147,11 @@ def resolve_params(params: PlannerParams | Mapping[str, Any] | None,
     ``planner.yaml``, else the built-in defaults) with the given keys overridden."""
     if isinstance(params, PlannerParams):
         return params
-    path = Path(config) if config is not None else DEFAULT_CONFIG
-    base = PlannerParams.from_yaml(path) if config is not None or path.exists() else PlannerParams()
+    if config is not None:  # checked by the reader: text naming a regular file
+        base = PlannerParams.from_yaml(config)
+    else:
+        base = PlannerParams.from_yaml(DEFAULT_CONFIG) if DEFAULT_CONFIG.exists() \
+            else PlannerParams()
     return with_overrides(base, params)
 
 

@@ -36,6 +36,8 @@ import numpy as np
 
 from zavandor_env.engine.state import Phase
 from zavandor_env.engine.view import PlayerView
+from zavandor_env.extras import install_command
+from zavandor_env.io.params import ParamError, regular_file
 from zavandor_env.resources import data_path
 
 from .base import Agent
@@ -104,11 +106,12 @@ class PolicyAgent(Agent):
         if type(trust_pickle) is not bool:  # a YAML "maybe" must not count as consent
             raise PolicyLoadError(f"trust_pickle must be true or false, got {trust_pickle!r}")
         check_flags(deterministic=deterministic, avoid_curse=avoid_curse)
-        self.path = data_path(path)
+        try:  # text naming a regular file (an integer would be read as a file descriptor)
+            self.path = regular_file(path, what="policy file", resolve=data_path)
+        except ParamError as exc:
+            raise PolicyLoadError(str(exc)) from None
         self.deterministic = deterministic
         obs_dim, num_actions = _env_sizes()
-        if not self.path.is_file():
-            raise PolicyLoadError(f"policy file {str(self.path)!r} does not exist")
         suffix = self.path.suffix.lower()
         if suffix == ".zip":
             if not trust_pickle:
@@ -233,7 +236,7 @@ def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
         raise PolicyLoadError(
-            "loading a .zip checkpoint needs sb3-contrib (pip install 'zavandor-env[rl]')"
+            f"loading a .zip checkpoint needs sb3-contrib: {install_command('train')}"
         ) from exc
     try:
         model = MaskablePPO.load(str(path), device=device)

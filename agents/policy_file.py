@@ -41,7 +41,9 @@ slowing training).
 :data:`MAX_ARRAY_BYTES`, :data:`MAX_TOTAL_BYTES` together, so a small archive that would inflate
 to gigabytes is refused at once; ``.npy`` headers are parsed by hand and object arrays (pickles)
 are refused unread; weights must be floats and finite (NaN would crash a sampled policy in a
-tournament, or a training run that draws the snapshot); ``__meta__`` is parsed by
+tournament, or a training run that draws the snapshot), and small enough that no layer can
+pass :data:`MAX_OUTPUT_BOUND` for any observation the encoder gives (:func:`output_bound`:
+finite weights of 3e38 overflowed to NaN probabilities); ``__meta__`` is parsed by
 :func:`~zavandor_env.io.files.parse_json` (bounded size and depth).  Every problem is one
 :class:`PolicyFileError` line naming the file and the array.
 
@@ -60,13 +62,14 @@ from typing import IO, Any, Final
 import numpy as np
 from numpy.lib import format as npy
 
+from zavandor_env.envs.observation import OBS_BOUND, OBS_FINGERPRINT
 from zavandor_env.io.files import (
     MAX_CONFIG_BYTES,
     UntrustedInputError,
     parse_json,
     write_atomic,
 )
-from zavandor_env.envs.observation import OBS_FINGERPRINT
+from zavandor_env.io.params import ParamError, regular_file
 
 FORMAT = "zavandor-policy"
 VERSION = 1
@@ -84,6 +87,11 @@ MAX_ARRAY_BYTES: Final = 64 << 20
 MAX_TOTAL_BYTES: Final = 256 << 20
 #: Largest ``__meta__`` JSON text, in characters (the shipped ones hold about 1,500).
 MAX_META_CHARS: Final = MAX_CONFIG_BYTES
+#: Largest value any layer may reach for an observation the encoder can give (every entry
+#: within ``OBS_BOUND``), bounded before the file is used (:func:`output_bound`).  The shipped
+#: policies reach at most 639 in the worst case; float32 overflows at 3.4e38, and a softmax
+#: subtracts two logits, so this ceiling keeps every output, and the differences, finite.
+MAX_OUTPUT_BOUND: Final = 1e30
 
 
 class PolicyFileError(ValueError):
@@ -250,17 +258,19 @@ def load_policy(
     """Read a weights-only policy and check it fits this environment.
 
     Args:
-        path: the ``.npz`` file.  It is read with ``allow_pickle=False``: nothing in it runs.
+        path: the ``.npz`` file, as text (an integer is refused: ``open()`` would take it as
+            a file descriptor) naming a regular file.  It is read with ``allow_pickle=False``:
+            nothing in it runs.
         obs_dim, num_actions: required sizes, when given.
         fingerprint: the observation layout the policy must have been trained on (default:
             the running code's); ``None`` skips the check.  A file without a fingerprint
             (older format) passes this check; its sizes are still checked.
 
     Raises:
-        PolicyFileError: missing file, not a policy file, wrong version, bad shapes, another
+        PolicyFileError: missing file, not a policy file, wrong version, bad shapes, weights
+            so large that an output could overflow (:data:`MAX_OUTPUT_BOUND`), another
             observation layout, or sizes that do not fit.
     """
-    path = Path(path)
     name = repr(str(path))
     meta, arrays = _read(path)
     hidden = meta.get("hidden")
@@ -277,6 +287,7 @@ def load_policy(
         )
     policy = _build(name, meta, arrays, len(hidden))
     policy.fingerprint = saved_fingerprint
+    _check_bounded(name, policy)
     if obs_dim is not None and policy.obs_dim != obs_dim:
         raise PolicyFileError(f"{name} expects observations of size {policy.obs_dim}, "
                               f"the environment gives {obs_dim}")
@@ -286,11 +297,13 @@ def load_policy(
     return policy
 
 
-def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+def _read(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The metadata and the arrays of a policy file, or a PolicyFileError naming the file."""
+    try:  # text naming a regular file: never an open file descriptor, a FIFO or a device
+        path = regular_file(path, what="policy file")
+    except ParamError as exc:
+        raise PolicyFileError(str(exc)) from None
     name = repr(str(path))
-    if not path.is_file():
-        raise PolicyFileError(f"policy file {name} does not exist")
     try:
         with zipfile.ZipFile(path) as archive:
             entries = _checked_entries(archive)
@@ -409,3 +422,38 @@ def _weights(name: str, arrays: dict[str, np.ndarray], key: str) -> np.ndarray:
     if not np.isfinite(weights).all():
         raise PolicyFileError(f"{name}: array {key!r} holds NaN or infinite weights")
     return weights
+
+
+# ---- bounds ---------------------------------------------------------------------------------
+def output_bound(weights: list[np.ndarray], biases: list[np.ndarray], activation: str,
+                 input_bound: float = OBS_BOUND) -> float:
+    """The largest magnitude any layer of the MLP can reach when every input lies within
+    ``[-input_bound, input_bound]`` (interval arithmetic in float64: ``|W| @ bound + |b|``
+    per layer; tanh bounds its outputs by 1, relu by the layer's own bound).  ``inf`` when
+    even float64 overflows."""
+    bound = np.full(weights[0].shape[1], float(input_bound))
+    worst = 0.0
+    last = len(weights) - 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i, (w, b) in enumerate(zip(weights, biases)):
+            z = np.abs(w.astype(np.float64)) @ bound + np.abs(b.astype(np.float64))
+            worst = max(worst, float(z.max(initial=0.0)))
+            if not math.isfinite(worst):
+                return math.inf
+            bound = np.minimum(z, 1.0) if activation == "tanh" and i < last else z
+    return worst
+
+
+def _check_bounded(name: str, policy: NumpyPolicy) -> None:
+    """Refuse weights so large that an observation could make an output overflow float32
+    (finite weights of 3e38 passed the finiteness check and gave NaN probabilities)."""
+    nets = [("actor", policy.weights, policy.biases)]
+    if policy.has_value:
+        nets.append(("critic", policy.value_weights or [], policy.value_biases or []))
+    for label, weights, biases in nets:
+        bound = output_bound(weights, biases, policy.activation)
+        if not bound <= MAX_OUTPUT_BOUND:
+            raise PolicyFileError(
+                f"{name}: the {label}'s weights are too large: an observation within "
+                f"+-{OBS_BOUND:g} could drive a layer to {bound:.3g}, more than "
+                f"{MAX_OUTPUT_BOUND:.0e} (its outputs would overflow to infinity or NaN)")

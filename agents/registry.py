@@ -8,7 +8,12 @@ key ``label`` names the agent in reports (``random:label=r2``).  In YAML an agen
 such a string or a mapping ``{agent: mcts, label: mcts200, params: {iterations: 200}}``.
 
 Unknown agent names and unknown parameter keys are refused when the spec is read, with one
-line naming the agent, the key and the keys it knows.
+line naming the agent, the key and the keys it knows; so is every value that its agent's
+declaration (:mod:`~zavandor_env.agents.spec_params`: types, ranges, budgets capped by
+:mod:`zavandor_env.io.limits`, paths that are text and name regular files) does not allow, in
+one line naming the agent, the parameter, the value and what is allowed.  What depends on the
+whole spec or on a file's content (a policy that loads) is checked by building the agent, which
+the up-front checks of ``zavandor eval``, ladders and tournaments do before the first game.
 
 **Engine.**  The agents with a C++ port (``heuristic``, ``novice``, ``mcts``) take
 ``engine=auto|native|python`` (:data:`ENGINE_HELP`): ``auto``, the default, runs the port where
@@ -36,7 +41,10 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from zavandor_env.io.params import shown
+
 from .base import Agent
+from .spec_params import check_agent_params
 
 #: The engine parameter in one sentence, for command-line help (see the module docstring).
 ENGINE_HELP = ("heuristic, novice and mcts take engine=auto|native|python (default auto: "
@@ -137,17 +145,24 @@ class AgentSpec:
             raise AgentSpecError(f"trust_pickle must be True or False, got {self.trust_pickle!r}")
         if self.agent not in REGISTRY:
             raise AgentSpecError(
-                f"unknown agent {self.agent!r}; known agents: {', '.join(sorted(REGISTRY))}"
+                f"unknown agent {shown(self.agent)}; known agents: {', '.join(sorted(REGISTRY))}"
             )
         known = known_parameters(self.agent)
         if known is not None:
             for key in self.params:
                 if key not in known:
                     raise AgentSpecError(
-                        f"bad parameters for agent {self.agent!r}: unknown key {key!r}; "
+                        f"bad parameters for agent {self.agent!r}: unknown key {shown(key)}; "
                         f"known keys: {', '.join(known)}"
                     )
-        if not self.label:
+        try:  # each value's type and range, declared in agents/spec_params.py
+            check_agent_params(self.agent, self.params)
+        except ValueError as exc:
+            raise AgentSpecError(str(exc)) from None
+        if not isinstance(self.label, str):
+            raise AgentSpecError(f"agent {self.agent!r}: label must be text, "
+                                 f"got {shown(self.label)}")
+        if not self.label:  # (a label's control characters are escaped where it is shown)
             object.__setattr__(self, "label", _default_label(self.agent, self.params))
 
     @property
@@ -169,7 +184,8 @@ class AgentSpec:
         try:
             agent = REGISTRY[self.agent](**params)
         except TypeError as exc:  # a value of the wrong type deep in the constructor
-            raise AgentSpecError(f"bad parameters for agent {self.agent!r}: {exc}") from None
+            detail = " ".join(str(exc).split())
+            raise AgentSpecError(f"bad parameters for agent {self.agent!r}: {detail}") from None
         agent.name = self.label
         return agent
 
@@ -182,6 +198,8 @@ def _default_label(agent: str, params: Mapping[str, Any]) -> str:
 
 
 _INT = re.compile(r"[+-]?\d+")
+#: Digits of the longest integer a spec may write (every ceiling has at most 19).
+_MAX_INT_DIGITS = 100
 _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 
 
@@ -194,6 +212,9 @@ def parse_value(text: str) -> Any:
     if lowered in ("none", "null", "~"):
         return None
     if _INT.fullmatch(value):
+        if len(value) > _MAX_INT_DIGITS:  # Python refuses to convert more digits
+            raise AgentSpecError(f"agent spec value {shown(value)} is not allowed: an integer "
+                                 f"of at most {_MAX_INT_DIGITS} digits")
         return int(value)
     if _FLOAT.fullmatch(value):
         return float(value)
@@ -214,15 +235,20 @@ def _parse(spec: str | Mapping[str, Any]) -> AgentSpec:
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"agent", "params", "label"}
         if unknown or "agent" not in spec:
-            raise AgentSpecError(
-                f"an agent entry needs 'agent' (and optional 'params', 'label'), got {dict(spec)}"
-            )
+            raise AgentSpecError("an agent entry needs 'agent' (and optional 'params', "
+                                 f"'label'), got {shown(dict(spec))}")
         params = spec.get("params") or {}
         if not isinstance(params, Mapping):
-            raise AgentSpecError(f"params of agent {spec['agent']!r} must be a mapping")
-        return AgentSpec(str(spec["agent"]), dict(params), str(spec.get("label") or ""))
+            raise AgentSpecError(f"params of agent {shown(spec['agent'])} must be a mapping")
+        label: Any = spec.get("label") or ""
+        if type(label) in (int, float) and abs(label) < 1e18:  # YAML's `label: 200`
+            label = str(label)
+        if not isinstance(spec["agent"], str) or not isinstance(label, str):
+            raise AgentSpecError(f"an agent entry's 'agent' and 'label' must be text, got "
+                                 f"{shown(spec['agent'])} and {shown(label)}")
+        return AgentSpec(spec["agent"], dict(params), label)
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"an agent spec must be a non-empty string, got {spec!r}")
+        raise AgentSpecError(f"an agent spec must be a non-empty string, got {shown(spec)}")
     name, _, rest = spec.strip().partition(":")
     parsed: dict[str, Any] = {}
     label = ""
@@ -232,7 +258,7 @@ def _parse(spec: str | Mapping[str, Any]) -> AgentSpec:
             key = key.strip()
             if not eq or not key:
                 raise AgentSpecError(
-                    f"bad agent parameter {item!r} in {spec!r} (want key=value)"
+                    f"bad agent parameter {shown(item)} in {shown(spec)} (want key=value)"
                 )
             if key == "label":
                 label = value.strip()

@@ -50,6 +50,7 @@ from typing import Any
 
 from zavandor_env.engine import GameConfig
 from zavandor_env.io.files import write_atomic
+from zavandor_env.io.folders import Folder, FolderError
 from zavandor_env.resources import data_path
 
 from .registry import AgentSpec, AgentSpecError, parse_spec
@@ -60,6 +61,9 @@ from .tournament import (
     TournamentConfig,
     check_agents,
     claim_output_dir,
+    lock_output_dir,
+    out_folder,
+    release_output_dir,
     run_tournament,
 )
 
@@ -597,21 +601,27 @@ class Scorecard:
         paths.  An earlier card in ``out_dir`` raises :class:`OutputDirError` unless
         ``replace``, which deletes its files (only those)."""
         out = Path(out_dir)
-        if previous_scorecard(out):
-            if not replace:
-                raise OutputDirError(f"{str(out)!r} already holds a scorecard "
-                                     "(replace=True deletes it first)")
-            for path in previous_scorecard(out):
-                path.unlink()
-        out.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name, text in (("scorecard.json", _dumps(self.to_dict())),
-                           ("scorecard.md", self.markdown()),
-                           ("timing.json", _dumps(self.timing()))):
-            written.append(write_atomic(out / name, text))
-        if chart:
-            written.append(self.chart(out / "scorecard.png"))
-        return written
+        try:
+            folder = Folder.open(out, what=f"--out {str(out)!r}", create=True)
+            lock_output_dir(out)
+            if previous_scorecard(out):
+                if not replace:
+                    raise OutputDirError(f"{str(out)!r} already holds a scorecard "
+                                         "(replace=True deletes it first)")
+                for path in previous_scorecard(out):
+                    folder.unlink(path.name)
+            written = []
+            for name, text in (("scorecard.json", _dumps(self.to_dict())),
+                               ("scorecard.md", self.markdown()),
+                               ("timing.json", _dumps(self.timing()))):
+                written.append(folder.write(name, content=text))
+            if chart:
+                written.append(self.chart(folder.file("scorecard.png")))
+            return written
+        except FolderError as exc:
+            raise OutputDirError(str(exc)) from None
+        finally:
+            release_output_dir(out)  # the card's last write to its folder
 
 
 def _dumps(data: Any) -> str:
@@ -712,11 +722,13 @@ def _have_openskill() -> bool:
 
 # ---- output directory ---------------------------------------------------------------------
 def previous_scorecard(out_dir: str | Path) -> list[Path]:
-    """The files an earlier scorecard wrote in ``out_dir``."""
-    out = Path(out_dir)
-    if not out.is_dir():
+    """The files an earlier scorecard wrote in ``out_dir`` (regular files: a symlink is
+    never ours)."""
+    folder = out_folder(out_dir)
+    if folder is None:
         return []
-    return [out / name for name in SCORECARD_FILES if (out / name).is_file()]
+    kinds = dict(folder.entries())
+    return [folder.root / name for name in SCORECARD_FILES if kinds.get(name) == "file"]
 
 
 def prepare_scorecard_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
@@ -725,9 +737,9 @@ def prepare_scorecard_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
     earlier card unless ``overwrite``, and probes that it is writable.  Raises
     :class:`OutputDirError` with one line."""
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise OutputDirError(f"--out {str(out)!r} is a file, not a directory")
+    folder = out_folder(out)  # refuses a file or a symlink at --out
     ours = previous_scorecard(out)
-    others = sorted(p for p in out.iterdir() if p not in ours) if out.is_dir() else []
+    others = ([p for p in (out / name for name, _ in folder.entries()) if p not in ours]
+              if folder is not None else [])
     return claim_output_dir(out, ours, others, overwrite, tool="scorecard",
                             report="a scorecard")

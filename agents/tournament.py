@@ -29,7 +29,11 @@ short).  While the games are played, each one is appended to the directory's jou
 (``games.jsonl``, flushed and fsynced) as it finishes, so a run killed midway resumes
 (``run_tournament(..., journal=..., resume=True)``, ``zavandor eval --resume``) by playing
 only the missing games: the same per-game seeds make the records those of an uninterrupted
-run.  The journal is removed once the report holds its games.
+run.  The journal is removed once the report holds its games.  The directory is opened through
+:class:`~zavandor_env.io.folders.Folder` (no write or delete of ours goes through a symlink
+in it, nor through one at it) and locked from :func:`prepare_output_dir` to the report's
+last write, so two runs never append to one journal; the journal is read back as a bounded
+stream, each line checked against the schedule and the engine's limits as it is read.
 """
 
 from __future__ import annotations
@@ -49,14 +53,20 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.engine import GameConfig
-from zavandor_env.io.files import load_yaml, write_atomic
+from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS
+from zavandor_env.engine.errors import PicklableError
 from zavandor_env.engine.outcome import Outcome
-from zavandor_env.resources import data_path
+from zavandor_env.engine.validation import MAX_VP
+from zavandor_env.io.csvfiles import csv_text
+from zavandor_env.io.files import write_atomic
+from zavandor_env.io.folders import Folder, FolderError, hold, release
+from zavandor_env.io.limits import MAX_GAME_SECONDS
 
-from .journal import Journal, JournalError, read_journal
+from .journal import Journal, JournalError, read_journal_checked, read_journal_header
 from .match import GameResult, play_game
-from .registry import AgentSpec, AgentSpecError, parse_spec
+from .registry import AgentSpec, AgentSpecError
 from .stats import AgentSummary, SeatRecord, seat_records, summarize
+from .tournament_file import TournamentConfigError, check_config, read_tournament_file
 
 
 @dataclass
@@ -70,52 +80,35 @@ class TournamentConfig:
     workers: int | None = None  # None: all cores
     game_options: dict[str, Any] = field(default_factory=dict)
     save_replays: bool = False
+    _lineups: tuple[Any, list[list[AgentSpec]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.agents:
-            raise ValueError("a tournament needs at least one agent")
-        if not 2 <= self.num_players <= 6:
-            raise ValueError(f"num_players must be 2..6, got {self.num_players}")
-        if self.games < 1:
-            raise ValueError(f"games must be positive, got {self.games}")
-        if self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed}")
-        if self.workers is not None and self.workers < 1:
-            raise ValueError(f"workers must be positive (or None: all cores), got {self.workers}")
-        labels = [a.label for a in self.agents]
-        # The same spec repeated in a full seating ("heuristic naive naive naive" at 4
-        # players) is one agent filling several seats; any other repeated label is ambiguous.
-        same_agent_repeated = len(self.agents) == self.num_players and all(
-            a == b for a in self.agents for b in self.agents if a.label == b.label)
-        if len(set(labels)) != len(labels) and not same_agent_repeated:
-            raise ValueError(f"agent labels must be unique (give each a 'label'): {labels}")
-        GameConfig(num_players=self.num_players, **self.game_options)  # validate early
+        # Types and ceilings first, lineups counted before any is built (tournament_file).
+        check_config(self)
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> TournamentConfig:
         """Read a tournament file (see ``configs/eval/*.yaml``); ``overrides`` that are not
         None replace its values.  The file may come from anyone: it is read as plain data,
-        bounded in size and depth (:func:`~zavandor_env.io.files.load_yaml`), and every
-        problem is one line (:class:`~zavandor_env.io.files.UntrustedInputError`, a
-        ``ValueError``)."""
-        data = load_yaml(data_path(path), what="tournament file")
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: a tournament file must be a mapping")
-        known = {"agents", "num_players", "players", "games", "seed", "workers", "game_options",
-                 "save_replays"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{path}: unknown key(s) {unknown}; known: {sorted(known)}")
-        if "players" in data:
-            data["num_players"] = data.pop("players")
-        agents = data.pop("agents", None)
-        if not isinstance(agents, list):
-            raise ValueError(f"{path}: 'agents' must be a list")
-        data["agents"] = [parse_spec(a) for a in agents]
-        data.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**data)
+        bounded in size and depth, every field is type-checked and held to its ceiling, and
+        every problem is one line (:class:`~agents.tournament_file.TournamentConfigError`, a
+        ``ValueError``; see :mod:`agents.tournament_file`)."""
+        data = read_tournament_file(path, overrides)
+        try:
+            return cls(**data)
+        except ValueError as exc:
+            raise TournamentConfigError(f"{path}: {exc}") from None
 
     def lineups(self) -> list[list[AgentSpec]]:
+        """The lineups, built once (at most :data:`~zavandor_env.io.limits.MAX_LINEUPS`, as
+        counted when the config was made); callers index it and must not change it."""
+        key = (self.num_players, tuple(self.agents))
+        if self._lineups is None or self._lineups[0] != key:
+            self._lineups = (key, self._build_lineups())
+        return self._lineups[1]
+
+    def _build_lineups(self) -> list[list[AgentSpec]]:
         n, agents = self.num_players, self.agents
         if len(agents) == n:
             return [list(agents)]
@@ -287,7 +280,35 @@ def run_tournament(
     returned with the new ones, so a run killed midway and resumed gives the records of an
     uninterrupted one (wall-clock seconds aside).  A journal of another tournament raises
     :class:`JournalError`.  A run stopped before any game finished removes its journal.
+
+    The journal's folder is locked while the games are played (a second run writing there is
+    refused in one :class:`OutputDirError` line), and released at the end unless it was
+    held before (by :func:`prepare_output_dir`: then the report's :meth:`~TournamentReport.
+    write` releases it) -- or when the run fails, which ends it.
     """
+    folder = None if journal is None else Path(journal).parent
+    taken = False
+    if folder is not None:
+        try:
+            taken = hold(folder, what=f"--out {str(folder)!r}")
+        except FolderError as exc:
+            raise OutputDirError(str(exc)) from None
+    try:
+        records = _journaled(config, progress, on_record, use_ray, address, journal, resume)
+    except BaseException:
+        if folder is not None:
+            release(folder)
+        raise
+    if taken and folder is not None:
+        release(folder)
+    return records
+
+
+def _journaled(config: TournamentConfig, progress: bool,
+               on_record: Callable[[GameRecord], None] | None, use_ray: bool,
+               address: str | None, journal: str | Path | None,
+               resume: bool) -> list[GameRecord]:
+    """:func:`run_tournament` once its folder is locked."""
     log, done = (open_journal(journal, config, resume) if journal is not None
                  else (None, []))
     played = {rec.task for rec in done}
@@ -389,26 +410,37 @@ def open_journal(path: str | Path, config: TournamentConfig,
     if not path.is_file():
         raise JournalError(f"nothing to resume: {str(path.parent)!r} holds no {path.name} "
                            "(no game of an interrupted run); start without --resume")
-    header, entries, intact = read_journal(path)
-    records = _journal_records(path, config, header, entries)  # checked before it is touched
+    # Each line is checked as it is read (a junk line stops the read there), and the file is
+    # checked whole before it is touched.
+    _, records, intact = read_journal_checked(
+        path, _entry_checker(path, config), lambda head, _where: _check_header(path, config,
+                                                                                head))
     return Journal.append_after(path, intact), records
 
 
-def _journal_records(path: Path, config: TournamentConfig, header: dict[str, Any],
-                     entries: list[Any]) -> list[GameRecord]:
+def _check_header(path: Path, config: TournamentConfig, header: dict[str, Any]) -> None:
     if header.get("format") != _JOURNAL_FORMAT or header.get("version") != 1:
         raise JournalError(f"{path} is not a journal of zavandor eval (format "
                            f"{str(header.get('format'))[:40]!r})")
     _check_same_spec(path, header.get("spec"), journal_spec(config))
+
+
+def _entry_checker(path: Path, config: TournamentConfig,
+                   ) -> Callable[[Any, str], GameRecord]:
+    """The check of one journal line of ``config``'s tournament: a game of its schedule,
+    seated as scheduled, not seen before, every number within the engine's limits."""
     seatings = {task: [s.label for s in _seated(config.lineups()[task.lineup], task.rotation)]
                 for task in schedule(config)}
-    records: dict[GameTask, GameRecord] = {}
-    for line, entry in enumerate(entries, start=2):
-        rec = _journal_record(entry, config, seatings, f"{path} line {line}")
-        if rec.task in records:
-            raise JournalError(f"{path} line {line} repeats game {_task_name(rec.task)}")
-        records[rec.task] = rec
-    return list(records.values())
+    seen: set[GameTask] = set()
+
+    def check(entry: Any, where: str) -> GameRecord:
+        rec = _journal_record(entry, config, seatings, where)
+        if rec.task in seen:
+            raise JournalError(f"{where} repeats game {_task_name(rec.task)}")
+        seen.add(rec.task)
+        return rec
+
+    return check
 
 
 def _check_same_spec(path: Path, recorded: Any, current: dict[str, Any]) -> None:
@@ -458,7 +490,8 @@ def _journal_record(entry: Any, config: TournamentConfig,
         need(_is_int(entry["seed"]) and entry["seed"] == config.seed + task.deal, "seed")
         outcome = _outcome(entry["outcome"], len(labels), need)
         seconds = entry["seconds"]
-        need(_is_number(seconds) and math.isfinite(seconds) and seconds >= 0, "seconds")
+        need(_is_number(seconds) and math.isfinite(seconds)
+             and 0 <= seconds <= MAX_GAME_SECONDS, f"seconds (0 to {MAX_GAME_SECONDS:,.0f})")
         replay = entry["replay"]
         need(isinstance(replay, dict) if config.save_replays else replay is None, "replay")
     except (KeyError, TypeError) as exc:
@@ -482,12 +515,17 @@ def _outcome(data: Any, n: int, need: Callable[[bool, str], None]) -> Outcome:
     seats = ("scores", "ranks", "eliminated")
     for key in seats:
         need(isinstance(data[key], list) and len(data[key]) == n, key)
-    need(all(_is_int(v) for key in ("scores", "ranks") for v in data[key]), "scores, ranks")
+    need(all(_is_int(v) and 0 <= v <= MAX_VP for v in data["scores"]),
+         f"scores (0 to {MAX_VP})")
+    need(all(_is_int(v) and 1 <= v <= n for v in data["ranks"]), f"ranks (1 to {n})")
     need(all(isinstance(v, bool) for v in data["eliminated"]), "eliminated")
     need(isinstance(data["winners"], list)
          and all(_is_int(w) and 0 <= w < n for w in data["winners"]), "winners")
     need(all(isinstance(data[k], bool) for k in ("terminated", "truncated")), "ended")
-    need(all(_is_int(data[k]) and data[k] >= 0 for k in ("rounds", "decisions")), "length")
+    need(_is_int(data["rounds"]) and 0 <= data["rounds"] <= MAX_ROUNDS,
+         f"rounds (0 to {MAX_ROUNDS:,})")
+    need(_is_int(data["decisions"]) and 0 <= data["decisions"] <= MAX_DECISIONS,
+         f"decisions (0 to {MAX_DECISIONS:,})")
     return Outcome(tuple(data["scores"]), tuple(data["ranks"]), tuple(data["winners"]),
                    tuple(data["eliminated"]), data["terminated"], data["truncated"],
                    data["rounds"], data["decisions"])
@@ -498,7 +536,7 @@ def _outcome(data: Any, n: int, need: Callable[[bool, str], None]) -> Outcome:
 RAY_INSTALL = 'pip install -e ".[ray]"'
 
 
-class RayMissingError(ImportError):
+class RayMissingError(PicklableError, ImportError):
     """Ray cannot be imported here: ``RayMissingError("--ray")`` reads ``--ray needs the [ray]
     extra (missing: ray): pip install -e ".[ray]"``."""
 
@@ -590,34 +628,55 @@ REPLAY_DIR = "replays"
 _REPLAY_FILE = re.compile(r"game_l\d+_d\d+_r\d+\.json")
 
 
-def previous_outputs(out_dir: str | Path) -> tuple[list[Path], list[Path]]:
-    """``(files an earlier tournament wrote, other entries)`` in ``out_dir``."""
+def out_folder(out_dir: str | Path) -> Folder | None:
+    """The report folder ``out_dir`` checked (:class:`~zavandor_env.io.folders.Folder`: no
+    symlink at it), or None when it does not exist yet; else one :class:`OutputDirError`."""
     out = Path(out_dir)
+    if not os.path.lexists(out):
+        return None
+    try:
+        return Folder.open(out, what=f"--out {str(out)!r}")
+    except FolderError as exc:
+        raise OutputDirError(str(exc)) from None
+
+
+def previous_outputs(out_dir: str | Path) -> tuple[list[Path], list[Path]]:
+    """``(files an earlier tournament wrote, other entries)`` in ``out_dir``, as ``lstat``
+    sees them: a symlink is never ours (it is listed with the others, which are never
+    touched), so no write or delete of ours goes through one."""
+    folder = out_folder(out_dir)
     ours: list[Path] = []
     others: list[Path] = []
-    if not out.is_dir():
+    if folder is None:
         return ours, others
-    for entry in sorted(out.iterdir()):
-        if entry.name in (*REPORT_FILES, JOURNAL_FILE) and entry.is_file():
+    for name, kind in folder.entries():
+        entry = folder.root / name
+        if name in (*REPORT_FILES, JOURNAL_FILE) and kind == "file":
             ours.append(entry)
-        elif entry.name == REPLAY_DIR and entry.is_dir():
-            for replay in sorted(entry.iterdir()):
-                (ours if _REPLAY_FILE.fullmatch(replay.name) and replay.is_file()
-                 else others).append(replay)
+        elif name == REPLAY_DIR and kind == "dir":
+            for replay, replay_kind in folder.entries(REPLAY_DIR):
+                (ours if _REPLAY_FILE.fullmatch(replay) and replay_kind == "file"
+                 else others).append(entry / replay)
         else:
             others.append(entry)
     return ours, others
 
 
 def clear_previous_outputs(out_dir: str | Path, keep: Path | None = None) -> list[Path]:
-    """Delete the files an earlier tournament wrote in ``out_dir`` (nothing else; not
-    ``keep``); returns them."""
+    """Delete the files an earlier tournament wrote in ``out_dir`` (regular files only,
+    nothing else; not ``keep``); returns them."""
+    folder = out_folder(out_dir)
     ours = [path for path in previous_outputs(out_dir)[0] if path != keep]
-    for path in ours:
-        path.unlink()
-    replays = Path(out_dir) / REPLAY_DIR
-    if replays.is_dir() and not any(replays.iterdir()):
-        replays.rmdir()
+    if folder is None:
+        return []
+    try:
+        for path in ours:
+            folder.unlink(*path.relative_to(folder.root).parts)
+        replays = folder.dir(REPLAY_DIR)
+        if replays.is_dir() and not folder.entries(REPLAY_DIR):
+            replays.rmdir()
+    except FolderError as exc:
+        raise OutputDirError(str(exc)) from None
     return ours
 
 
@@ -632,16 +691,14 @@ def prepare_output_dir(out_dir: str | Path, overwrite: bool = False,
     :func:`open_journal`'s to check.  Raises :class:`OutputDirError` with one line.
     """
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise OutputDirError(f"--out {str(out)!r} is a file, not a directory")
-    ours, others = previous_outputs(out)
+    ours, others = previous_outputs(out)  # refuses a file or a symlink at --out
     if resume:
-        if not (out / JOURNAL_FILE).is_file():
+        if out / JOURNAL_FILE not in (*ours, *others):  # a symlinked one: refused below
             raise OutputDirError(f"nothing to resume in --out {str(out)!r}: it holds no "
                                  f"{JOURNAL_FILE} (the games of an interrupted eval); "
                                  "a finished run's is removed once its report is written")
         overwrite = True  # the interrupted run's own files
-    elif (out / JOURNAL_FILE).is_file() and not overwrite and not others:
+    elif out / JOURNAL_FILE in ours and not overwrite and not others:
         raise OutputDirError(f"--out {str(out)!r} holds the games of an interrupted eval "
                              f"({JOURNAL_FILE}): give --resume to continue it (same agents, "
                              "players, games, seed and rules), or --overwrite to start again")
@@ -649,11 +706,38 @@ def prepare_output_dir(out_dir: str | Path, overwrite: bool = False,
                             report="a tournament report")
 
 
+def lock_output_dir(out: Path) -> None:
+    """Hold ``out``'s lock for this process until :func:`release_output_dir` (or its end): a
+    second writer of the folder is refused in one :class:`OutputDirError` line."""
+    try:
+        hold(out, what=f"--out {str(out)!r}")
+    except FolderError as exc:
+        raise OutputDirError(str(exc)) from None
+
+
+def release_output_dir(out: Path) -> None:
+    """Give back the lock :func:`lock_output_dir` took (a no-op when not held)."""
+    release(out)
+
+
 def claim_output_dir(out: Path, ours: Sequence[Path], others: Sequence[Path], overwrite: bool,
                      tool: str, report: str) -> Path:
     """The checks every report-writing command makes before its work starts: ``others``
     (files ``tool`` did not write) are never overwritten, ``ours`` (an earlier ``report``)
-    only with ``overwrite``; then the directory is created and probed for writing."""
+    only with ``overwrite``; then the directory is created, locked (:func:`lock_output_dir`:
+    a second writer is refused first, in one line) and probed for writing."""
+    try:
+        if os.path.lexists(out):
+            lock_output_dir(out)
+        _claim(out, ours, others, overwrite, tool, report)
+    except BaseException:
+        release_output_dir(out)
+        raise
+    return out
+
+
+def _claim(out: Path, ours: Sequence[Path], others: Sequence[Path], overwrite: bool,
+           tool: str, report: str) -> None:
     if others:
         names = ", ".join(str(p.relative_to(out)) for p in others[:3])
         more = f" and {len(others) - 3} more" if len(others) > 3 else ""
@@ -663,13 +747,15 @@ def claim_output_dir(out: Path, ours: Sequence[Path], others: Sequence[Path], ov
         raise OutputDirError(f"--out {str(out)!r} already holds {report}; give "
                              "--overwrite to replace it, or choose a new directory")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        Folder.open(out, what=f"--out {str(out)!r}", create=True)
+        lock_output_dir(out)  # held until the report is written (or this process ends)
         with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
             pass
+    except FolderError as exc:
+        raise OutputDirError(str(exc)) from None
     except OSError as exc:
         raise OutputDirError(f"cannot write to --out {str(out)!r}: "
                              f"{exc.strerror or exc}") from None
-    return out
 
 
 def default_output_dir(name: str, root: str | Path = "eval_out") -> Path:
@@ -769,38 +855,47 @@ class TournamentReport:
         last, once every game it holds is in ``games.csv``.
         """
         out = Path(out_dir)
+        try:
+            folder = Folder.open(out, what=f"--out {str(out)!r}", create=True)
+            lock_output_dir(out)
+            return self._write(folder, chart, replace)
+        except FolderError as exc:
+            raise OutputDirError(str(exc)) from None
+        finally:
+            release_output_dir(out)  # the tournament's last write to its folder
+
+    def _write(self, folder: Folder, chart: bool, replace: bool) -> list[Path]:
+        out = folder.root
         journal = out / JOURNAL_FILE
-        own_journal = journal if self._is_own_journal(journal) else None
+        own_journal = journal if self._is_own_journal(folder) else None
         if [path for path in previous_outputs(out)[0] if path != own_journal]:
             if not replace:
                 raise OutputDirError(f"{str(out)!r} already holds a tournament report "
                                      "(replace=True deletes it first)")
             clear_previous_outputs(out, keep=own_journal)
-        out.mkdir(parents=True, exist_ok=True)
-        written = [write_atomic(out / "summary.json", json.dumps(self.to_dict(), indent=2) + "\n"),
-                   write_atomic(out / "summary.csv", self._summary_csv()),
-                   write_atomic(out / "games.csv", self._games_csv())]
-        if any(r.replay for r in self.records):
-            rdir = out / REPLAY_DIR
-            rdir.mkdir(exist_ok=True)
-            for r in self.records:
-                if r.replay is None:
-                    continue
-                t = r.task
-                record = {**r.replay, "agents": r.labels}
-                written.append(write_atomic(
-                    rdir / f"game_l{t.lineup}_d{t.deal:04d}_r{t.rotation}.json",
-                    json.dumps(record) + "\n"))
+        written = [folder.write("summary.json",
+                                content=json.dumps(self.to_dict(), indent=2) + "\n"),
+                   folder.write("summary.csv", content=self._summary_csv()),
+                   folder.write("games.csv", content=self._games_csv())]
+        for r in self.records:
+            if r.replay is None:
+                continue
+            t = r.task
+            record = {**r.replay, "agents": r.labels}
+            written.append(folder.write(
+                REPLAY_DIR, f"game_l{t.lineup}_d{t.deal:04d}_r{t.rotation}.json",
+                content=json.dumps(record) + "\n"))
         if chart:
-            written.append(self.chart(out / "chart.png"))
+            written.append(self.chart(folder.file("chart.png")))
         if own_journal is not None:
-            own_journal.unlink()  # every game it held is in the report now
+            folder.unlink(JOURNAL_FILE)  # every game it held is in the report now
         return written
 
-    def _is_own_journal(self, path: Path) -> bool:
-        """Whether ``path`` is the journal of this report's tournament (not an older one's)."""
+    def _is_own_journal(self, folder: Folder) -> bool:
+        """Whether the folder's journal is this report's tournament's (not an older one's)."""
         try:
-            header = read_journal(path)[0] if path.is_file() else {}
+            header = read_journal_header(folder.file(JOURNAL_FILE)) \
+                if folder.is_file(JOURNAL_FILE) else {}
         except JournalError:
             return False
         return header.get("spec") == journal_spec(self.config)
@@ -813,7 +908,7 @@ class TournamentReport:
             row = agent.to_dict()
             row["ci95_low"], row["ci95_high"] = row["win_rate_ci95"]
             rows.append([row.get(f, "") for f in fields])  # as DictWriter did
-        return _csv_text(fields, rows)
+        return csv_text(fields, rows)
 
     def _games_csv(self) -> str:
         fields = ["lineup", "deal", "rotation", "seed", "seat", "agent", "vp", "rank",
@@ -822,7 +917,7 @@ class TournamentReport:
                  s, rec.label, rec.vp, rec.rank, round(rec.win_share, 4), r.rounds,
                  r.decisions, int(r.truncated), round(r.seconds, 4)]
                 for r in self.records for s, rec in enumerate(r.seats())]
-        return _csv_text(fields, rows)
+        return csv_text(fields, rows)
 
     def chart(self, path: Path) -> Path:
         """Win rate with 95% intervals and mean VP per agent (matplotlib, Agg backend)."""
@@ -852,15 +947,3 @@ class TournamentReport:
         finally:
             plt.close(fig)
         return path
-
-
-def _csv_text(header: list[str], rows: list[list[Any]]) -> str:
-    """A CSV file's text (written at once by the caller, not row by row)."""
-    import csv
-    import io
-
-    text = io.StringIO(newline="")
-    writer = csv.writer(text)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return text.getvalue()

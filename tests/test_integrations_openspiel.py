@@ -1,7 +1,8 @@
 """The OpenSpiel game ``python_zavandor``: OpenSpiel's own random-simulation test for 2-6
 players, serialization, equality with our engine, resampling from an information state, its
 IS-MCTS bot playing whole games against our agents, and the ``openspiel`` agent spec in
-``zavandor eval``.  Skipped without the ``[openspiel]`` extra."""
+``zavandor eval``.  Skipped without the ``[openspiel]`` extra.  Hostile state strings, the
+agent's budget checks and the Shimmy / RLlib contracts: tests/test_openspiel_contract.py."""
 
 from __future__ import annotations
 
@@ -18,7 +19,12 @@ from zavandor_env.agents.registry import parse_spec  # noqa: E402
 from zavandor_env.cli import main  # noqa: E402
 from zavandor_env.engine import Game, GameConfig  # noqa: E402
 from zavandor_env.envs.rewards import terminal_rewards  # noqa: E402
-from zavandor_env.openspiel import GAME_NAME, OpenSpielAgent, ZavandorState  # noqa: E402
+from zavandor_env.openspiel import (  # noqa: E402
+    GAME_NAME,
+    OpenSpielAgent,
+    ZavandorState,
+    deal_seed,
+)
 
 
 def _random_playout(state, rng: random.Random, limit: int = 5000) -> list[int]:
@@ -30,12 +36,13 @@ def _random_playout(state, rng: random.Random, limit: int = 5000) -> list[int]:
     return actions
 
 
-def test_the_game_type_says_sequential_imperfect_information_sampled_chance_zero_sum() -> None:
+def test_the_game_type_says_sequential_imperfect_information_explicit_chance_zero_sum() -> None:
     game = pyspiel.load_game(GAME_NAME, {"players": 4})
     kind = game.get_type()
     assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
     assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
-    assert kind.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.max_chance_outcomes() == 256
     assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
     assert game.num_players() == 4 and game.num_distinct_actions() == 67
     assert game.max_game_length() == GameConfig().max_decisions
@@ -46,8 +53,8 @@ def test_the_game_type_says_sequential_imperfect_information_sampled_chance_zero
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_openspiel_random_sim_test_passes(players: int) -> None:
     game = pyspiel.load_game(GAME_NAME, {"players": players, "seed": players})
-    # serialize=False: OpenSpiel's serialization test needs the generator state of a
-    # sampled-chance game, which a Python game cannot provide (state serialization: below).
+    # serialize=False: OpenSpiel's serialization test calls its C++ serializer, which pickles a
+    # Python state; ours is text (tests/test_openspiel_contract.py).
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
 
@@ -77,7 +84,7 @@ def test_same_seed_and_actions_give_our_engines_state_and_returns() -> None:
     state = game.new_initial_state()
     actions = _random_playout(state, random.Random(3))
     engine = Game.new(GameConfig(num_players=3), seed=state.engine_game.seed)
-    for action in actions:
+    for action in actions[4:]:  # after the deal's four chance outcomes
         engine.apply(action)
     assert state.is_terminal() and engine.is_over
     assert state.engine_game.to_dict() == engine.to_dict()
@@ -85,12 +92,19 @@ def test_same_seed_and_actions_give_our_engines_state_and_returns() -> None:
     assert sum(state.returns()) == pytest.approx(0.0)
 
 
-def test_the_seed_parameter_makes_the_deals_reproducible() -> None:
+def test_the_deal_fixes_the_game_and_the_seed_parameter_salts_it() -> None:
     def seeds(seed: int) -> list[int]:
         game = pyspiel.load_game(GAME_NAME, {"seed": seed})
-        return [game.new_initial_state().engine_game.seed for _ in range(3)]
+        dealt = []
+        for number in (0, 1, 2**32 - 1):
+            state = game.new_initial_state()
+            state.draw_deal(number)
+            dealt.append(state.engine_game.seed)
+        return dealt
 
     assert seeds(5) == seeds(5) != seeds(6)
+    assert len(set(seeds(5))) == 3
+    assert seeds(-1) == [0, 1, 2**32 - 1] and seeds(5)[0] == deal_seed(5, [0, 0, 0, 0])
 
 
 def test_a_truncated_game_returns_zero_to_every_seat() -> None:
@@ -107,6 +121,7 @@ def test_a_truncated_game_returns_zero_to_every_seat() -> None:
 def test_resampling_keeps_what_the_player_knows() -> None:
     game = pyspiel.load_game(GAME_NAME, {"players": 3, "seed": 2})
     state = game.new_initial_state()
+    state.draw_deal(2)
     for _ in range(10):  # end turns (never a cursed auction), passing where one must decide
         legal = state.legal_actions()
         state.apply_action(0 if 0 in legal else legal[-1])
@@ -120,7 +135,7 @@ def test_resampling_keeps_what_the_player_knows() -> None:
         assert sample.information_state_tensor(player) == state.information_state_tensor(player)
         assert sample.legal_actions() == state.legal_actions()
         other = (player + 1) % 3
-        hidden.add(tuple(sorted(sample.engine_game.read_state().players[other].hand)))
+        hidden.add(tuple(sample.engine_game.read_state().players[other].hand))
     assert len(hidden) > 1  # the other players' hidden cards are redrawn
 
 

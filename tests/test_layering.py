@@ -9,17 +9,19 @@ layer     modules
 ========  ===================================================================================
 engine    ``zavandor_env.engine`` (the rules, pure Python, plus the C++ core: every
           ``native/src/*.cpp`` is checked as engine code, since ``zavandor_env.engine`` imports
-          its extension ``_native``), ``zavandor_env.io`` (the one door:
-          every file, folder and spec from outside), ``zavandor_env.resources`` (paths of the shipped files;
+          its extension ``_native``), ``zavandor_env.io`` (the one door: every file, folder
+          and spec from outside), ``zavandor_env.resources`` (paths of the shipped files;
           ``engine.config`` reads game configs through it), ``zavandor_env._aliases`` (the
-          ``agents`` / ``train`` folder names as aliases), and the package root
+          ``agents`` / ``train`` folder names as aliases), ``zavandor_env.extras`` (which
+          optional library each extra brings; one line when one is missing), and the package root
           ``zavandor_env/__init__.py`` (every import of the package runs it first; see
           :data:`ALLOWED` for its lazy export)
 env       ``zavandor_env.envs`` (PettingZoo / Gymnasium, observation, rewards, the environment
           benchmark) and ``zavandor_env.zavandor_v0`` (PettingZoo's naming of ``envs.aec``)
 agents    ``zavandor_env.agents`` (the repository's ``agents/``: players, tournament, vector
-          env), ``zavandor_env.openspiel`` and ``zavandor_env._openspiel_game`` (the game and
-          agent specs for OpenSpiel)
+          env), ``zavandor_env.openspiel``, ``zavandor_env._openspiel_game`` and
+          ``zavandor_env._openspiel_text`` (the game, its saved states and agent specs for
+          OpenSpiel)
 train     ``zavandor_env.train`` (the repository's ``train/``: self-play training) and
           ``zavandor_env.sb3`` (Stable-Baselines3 vector env on the training pool)
 cli       ``zavandor_env.cli``, ``zavandor_env.bench`` (``zavandor bench``),
@@ -65,11 +67,13 @@ LAYER_OF = {
     "zavandor_env.io": "engine",
     "zavandor_env.resources": "engine",
     "zavandor_env._aliases": "engine",
+    "zavandor_env.extras": "engine",
     "zavandor_env.envs": "env",
     "zavandor_env.zavandor_v0": "env",
     "zavandor_env.agents": "agents",
     "zavandor_env.openspiel": "agents",
     "zavandor_env._openspiel_game": "agents",
+    "zavandor_env._openspiel_text": "agents",
     "zavandor_env.train": "train",
     "zavandor_env.sb3": "train",
     "zavandor_env.cli": "cli",
@@ -85,6 +89,9 @@ ALLOWED = {
     ("zavandor_env", "zavandor_env.zavandor_v0"):
         "the package root's lazy export `from zavandor_env import zavandor_v0` (PettingZoo's "
         "convention), imported only when the attribute is read, never by the engine",
+    ("zavandor_env.envs.single_agent", "zavandor_env.agents.novice"):
+        "SingleAgentEnv's default opponents are gymnasium.make's (the novice), imported only "
+        "when that default is used",
 }
 
 #: Top-level names that are folders of the repository but not installed packages.

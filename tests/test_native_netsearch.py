@@ -169,17 +169,13 @@ def test_bad_network_parameters_are_one_line_errors() -> None:
 
 
 def test_a_bad_net_path_is_a_one_line_policy_file_error(tmp_path: Path) -> None:
-    game = midgame(2, 0, moves=0)
-    view = game.view(game.current_player)
-    missing = MCTSAgent(policy="network", net=str(tmp_path / "missing.npz"), iterations=2)
-    with pytest.raises(PolicyFileError, match="does not exist") as info:
-        missing.act(None, view, list(game.legal_actions()))
+    with pytest.raises(PolicyFileError, match="does not exist") as info:  # when built
+        MCTSAgent(policy="network", net=str(tmp_path / "missing.npz"), iterations=2)
     one_line(info)
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a zip")
     with pytest.raises(PolicyFileError, match="not a readable") as info:
-        MCTSAgent(policy="network", net=str(junk), iterations=2).act(
-            None, view, list(game.legal_actions()))
+        MCTSAgent(policy="network", net=str(junk), iterations=2)
     one_line(info)
 
 

@@ -87,6 +87,6 @@ def test_agent_parameters_from_files_take_whole_numbers_written_otherwise() -> N
 def test_the_readme_table_shows_each_keys_type_and_bounds() -> None:
     table = schema_markdown()
     assert "| `gamma` | number > 0, <= 1 | `1.0` |" in table
-    assert "| `n_envs` | integer >= 1 | `2` |" in table
+    assert "| `n_envs` | integer >= 1, <= 4096 | `2` |" in table  # the ceiling (io.limits)
     assert "| `backend` | one of `sb3`, `rllib`, `exit` | `\"sb3\"` |" in table
     assert "| `max_minutes` | number > 0 or null | `null` |" in table

@@ -88,3 +88,58 @@ def test_atomic_write_replaces_whole_or_leaves_the_old_file(tmp_path: Path) -> N
         write_atomic(target, fails_halfway)
     assert target.read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]  # no .tmp left
+
+
+# ---- YAML numbers: the YAML 1.2 core schema, bounded, in linear time ----------------------
+@pytest.mark.parametrize("text, value", [
+    ("a: 1:30", "1:30"),                       # YAML 1.1's base-60 integer 90: a string now
+    ("a: " + "1:" * 400 + "1.5", "1:" * 400 + "1.5"),  # was an OverflowError traceback
+    ("a: " + "1:" * 3000 + "1", "1:" * 3000 + "1"),    # was a 3,000-part integer
+    ("a: 010", 10), ("a: 0o17", 15), ("a: 0x1F", 31), ("a: -12", -12), ("a: 1_000", 1000),
+    ("a: 1e5", 100000.0), ("a: -2.5E-3", -0.0025), ("a: .5", 0.5),
+    ("a: yes", "yes"), ("a: off", "off"), ("a: 2024-01-01", "2024-01-01"),
+    ("a: true", True), ("a: FALSE", False), ("a: ~", None), ("a:", None), ("a: '010'", "010"),
+    ("a: 9223372036854775807", 2**63 - 1),
+])
+def test_yaml_resolves_the_core_schema_only(text: str, value: object) -> None:
+    assert parse_yaml(text, what="config") == {"a": value}
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("a: 0x" + "f" * 5000, "a number of 5,002 characters"),  # passed, failed far away
+    ("a: " + "9" * 5000, "a number of 5,000 characters"),
+    ("a: " + "1" * 65, "a number of 65 characters"),
+    ("a: 1e400", "not finite"), ("a: -.inf", "not finite"), ("a: .nan", "not finite"),
+    ("a: 1\na: 2", "duplicate key 'a'"),
+    ("a: [" + "1," * 20_000 + "1]", "more than 10,000 values"),
+])
+def test_yaml_numbers_and_sizes_past_their_bounds_are_one_line(text: str, problem: str) -> None:
+    with pytest.raises(UntrustedInputError, match=problem) as info:
+        parse_yaml(text, what="config")
+    assert "\n" not in str(info.value)
+
+
+def test_a_megabyte_of_base60_digits_is_a_string_not_big_integer_arithmetic() -> None:
+    # YAML 1.1 turned it into an integer by quadratic arithmetic (45 s for 1 MiB) before any
+    # check could look at it; as a string it is read in one linear pass.
+    text = "seed: " + "1:" * ((1 << 20) // 2 - 8) + "1"
+    assert parse_yaml(text, what="config")["seed"].startswith("1:1:1:")
+
+
+def test_a_long_list_is_refused_where_it_passes_the_ceiling_not_read_to_its_end() -> None:
+    from zavandor_env.io.limits import MAX_YAML_NODES
+
+    with pytest.raises(UntrustedInputError) as info:
+        parse_yaml("a:\n" + "- 1\n" * 200_000, what="config")
+    line = int(str(info.value).rsplit("(line ", 1)[1].split(",")[0])
+    assert line < MAX_YAML_NODES + 10  # the reader stopped there, 190,000 lines early
+
+
+def test_every_shipped_yaml_file_reads_as_before() -> None:
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    paths = [*root.glob("configs/**/*.yaml"), *root.glob("train/checkpoints/*/config.yaml")]
+    assert len(paths) > 20
+    for path in paths:
+        assert load_yaml(path, what="config") == yaml.safe_load(path.read_text()), path

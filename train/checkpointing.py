@@ -24,7 +24,11 @@ and depth) and checked field by field (a step beyond :data:`MAX_STEP`, a malform
 rating is a broken checkpoint, not a traceback later).  Every name a checkpoint holds stays
 inside the run folder: ``LATEST``, the checkpoint folders and files, and the pool's snapshot
 files are plain names (no ``..``, no separator, not absolute) and are not symlinks pointing out
-of their folder.  ``--resume`` takes the newest checkpoint that passes every check (files
+of their folder; and the folders a run writes in and prunes -- the run folder itself,
+``checkpoints/`` and ``pool/`` -- are no symlinks at all (:func:`run_folder`, checked again at
+every save), so a crafted folder cannot carry a resume's writes, ``LATEST`` or prunes into
+another run.  A run holds its folder's lock (:func:`zavandor_env.io.folders.hold`) while it
+writes there.  ``--resume`` takes the newest checkpoint that passes every check (files
 present and non-empty, state readable, pool files present, tensors loadable) and warns, in one
 line each, about the broken ones it skipped.  A checkpoint records the model's shape
 (:func:`model_shape`: player count, network, observation and action sizes); a config changed
@@ -52,6 +56,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from zavandor_env.io.files import UntrustedInputError, load_json, read_bounded, write_atomic
+from zavandor_env.io.folders import Folder, FolderError
 
 LATEST = "LATEST"
 MODEL = "model.zip"
@@ -144,20 +149,57 @@ def inside(folder: Path, name: object, what: str) -> Path:
     return path
 
 
+#: The folders of a run folder that a run writes in and prunes: never symlinks.
+RUN_SUBFOLDERS = ("checkpoints", "pool")
+#: The files of a run folder that a run reads: never symlinks, never folders.
+RUN_FILES = ("config.yaml",)
+
+
+def run_folder(run_dir: str | Path) -> Folder:
+    """The run folder ``run_dir`` checked before anything in it is read, written or pruned
+    (:class:`~zavandor_env.io.folders.Folder`): the folder itself, ``checkpoints/``,
+    ``pool/``, ``checkpoints/LATEST`` and ``config.yaml`` are no symlinks (one would carry
+    a resume's writes and prunes into another run) and have their kinds; else one
+    :class:`CheckpointError` line."""
+    try:
+        folder = Folder.open(run_dir, what=f"run folder {str(run_dir)!r}")
+        for sub in RUN_SUBFOLDERS:
+            folder.dir(sub)
+        for name in RUN_FILES:
+            folder.file(name)
+        folder.file("checkpoints", LATEST)
+    except FolderError as exc:
+        raise CheckpointError(str(exc)) from None
+    return folder
+
+
+def run_subfolder(run_dir: str | Path, name: str) -> Path:
+    """``run_dir/name`` (``checkpoints`` or ``pool``) checked and created: see
+    :func:`run_folder`."""
+    try:
+        return Folder.open(run_dir, what=f"run folder {str(run_dir)!r}").dir(name, create=True)
+    except FolderError as exc:
+        raise CheckpointError(str(exc)) from None
+
+
 def list_checkpoints(run_dir: Path) -> list[Path]:
     """Checkpoint folders of a run, newest first (partial folders are not checkpoints, nor
-    are symlinks: a checkpoint lives inside its run folder)."""
-    folder = Path(run_dir) / "checkpoints"
-    if not folder.is_dir():
-        return []
-    found = [(order, p) for p in folder.iterdir()
-             if not p.is_symlink() and p.is_dir() and (order := checkpoint_order(p)) is not None]
+    are symlinks: a checkpoint lives inside its run folder).  A symlinked ``checkpoints/``
+    is refused (:class:`CheckpointError`)."""
+    folder = run_folder(run_dir)
+    found = [(order, folder.root / "checkpoints" / name)
+             for name, kind in folder.entries("checkpoints")
+             if kind == "dir" and (order := checkpoint_order(Path(name))) is not None]
     return [p for _, p in sorted(found, reverse=True)]
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
     """The folder ``LATEST`` names, if it is a checkpoint of this run (a plain name inside
     ``checkpoints/``) whose files are there and not empty."""
+    try:
+        run_folder(run_dir)
+    except CheckpointError:
+        return None
     folder = Path(run_dir) / "checkpoints"
     try:
         name = read_bounded(folder / LATEST, what=LATEST, max_bytes=256).decode().strip()
@@ -239,6 +281,9 @@ def _check_plain(state: dict[str, Any]) -> None:
         raise CheckpointError(f"{STATE}: obs_fingerprint must be a string")
     if not isinstance(state.get("model_shape", {}), dict):
         raise CheckpointError(f"{STATE}: model_shape must be a mapping")
+    minutes = state.get("elapsed_minutes", 0.0)  # the run's clock (train.timed)
+    if not _finite(minutes) or minutes < 0:
+        raise CheckpointError(f"{STATE}: elapsed_minutes must be a finite number >= 0")
 
 
 def _finite(value: object) -> bool:
@@ -327,6 +372,9 @@ def _check_finite_tensors(what: str, value: Any) -> None:
 def read_checkpoint(path: Path, pool_dir: Path) -> Checkpoint:
     """Read and check one checkpoint folder; :class:`CheckpointError` says what is wrong."""
     try:
+        if os.path.islink(pool_dir):
+            raise CheckpointError(f"{pool_dir.name}/ is a symlink: a run's pool lives inside "
+                                  "its run folder")
         for name in (MODEL, STATE):
             file = inside(path, name, "file")
             if not file.is_file():
@@ -375,7 +423,7 @@ def find_resumable(run_dir: Path, warn: Callable[[str], None]) -> Checkpoint:
     """The newest intact checkpoint of ``run_dir``; ``warn`` gets one line per broken
     checkpoint skipped on the way.  Raises :class:`CheckpointError` when none is intact."""
     run_dir = Path(run_dir)
-    candidates = list_checkpoints(run_dir)
+    candidates = list_checkpoints(run_dir)  # the run folder checked first (run_folder)
     if not candidates:
         raise CheckpointError(f"{str(run_dir)!r} has no complete checkpoint to resume from")
     problems: list[str] = []
@@ -450,6 +498,7 @@ class CheckpointWriter:
 
     def __init__(self, run_dir: Path, previous: Checkpoint | None = None,
                  shape: dict[str, Any] | None = None) -> None:
+        self.run_dir = Path(run_dir)
         self.folder = Path(run_dir) / "checkpoints"
         self.pool_dir = Path(run_dir) / "pool"
         self.previous = previous
@@ -473,9 +522,13 @@ class CheckpointWriter:
         checkpoint is complete, read back and named by ``LATEST``.  An ``OSError`` on the way
         (a full disk) undoes this save, folder and ``LATEST`` alike, and propagates.
         """
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for stale in self.folder.glob(PARTIAL + "*"):  # left by a killed save
-            shutil.rmtree(stale, ignore_errors=True)
+        # Checked at every save: a checkpoints/ that is (or became) a symlink is refused,
+        # never written through; stale partial folders are removed without following links.
+        run = run_folder(self.run_dir)
+        run_subfolder(self.run_dir, "checkpoints")
+        for name, kind in run.entries("checkpoints"):
+            if kind == "dir" and name.startswith(PARTIAL):  # left by a killed save
+                run.rmtree("checkpoints", name)
         name = self._new_name(step)
         partial, final = self.folder / (PARTIAL + name), self.folder / name
         shape = {} if self.shape is None else {"model_shape": self.shape}
@@ -501,6 +554,7 @@ class CheckpointWriter:
         return checkpoint
 
     def _prune(self, keep: set[Path]) -> None:
-        for path in list_checkpoints(self.folder.parent):
+        run = run_folder(self.run_dir)
+        for path in list_checkpoints(self.run_dir):
             if path not in keep:
-                shutil.rmtree(path, ignore_errors=True)
+                run.rmtree("checkpoints", path.name)

@@ -22,9 +22,12 @@ import yaml
 from pydantic import BeforeValidator, Field
 
 from zavandor_env.engine.data import MAX_PLAYERS, MIN_PLAYERS
-from zavandor_env.io.files import UntrustedInputError, load_yaml, parse_yaml
 from zavandor_env.engine.schema import checked
+from zavandor_env.io import limits
+from zavandor_env.io.files import UntrustedInputError, load_yaml, parse_yaml
 from zavandor_env.resources import PACKAGE_DIR, data_path
+
+from .checkpointing import MAX_STEP
 
 if TYPE_CHECKING:
     from zavandor_env.engine import GameConfig
@@ -57,6 +60,8 @@ def _number(value: Any) -> Any:
     """A number written as text (``"1e5"``: YAML 1.1 reads an exponent without a dot as a
     string, and so does ``--set``) is read as one; anything else is left to the type check."""
     if isinstance(value, str):
+        if len(value) > limits.MAX_NUMBER_CHARS:  # float() of a megabyte string: no number
+            raise ValueError(f"must be a number, got a string of {len(value):,} characters")
         try:
             return float(value)
         except ValueError:
@@ -65,9 +70,11 @@ def _number(value: Any) -> Any:
 
 
 def _whole(value: Any) -> Any:
-    """``1e5`` (a float) counts as the integer it is; ``2.5`` stays a float and is refused."""
+    """``1e5`` (a float) counts as the integer it is; ``2.5`` stays a float and is refused, and
+    so does ``1e300`` (a 301-digit integer would only be refused by its bound, at length)."""
     value = _number(value)
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+    whole = isinstance(value, float) and value.is_integer() and abs(value) < 2.0**63
+    return int(value) if whole else value
 
 
 # Numbers of the schema; every other type is strict (engine.schema.STRICT), so ``true`` is no
@@ -96,20 +103,24 @@ class TrainConfig:
         ``<runs_dir>/<name>__<seed>__<time>/``""")] = "quick"
     seed: Annotated[Natural, Field(le=MAX_SEED), _doc("""seed of torch, numpy, the
         environments, the opponent pool and the evaluation games""")] = 1
-    total_timesteps: Annotated[Count, _doc("""learner decisions to train for (opponents'
+    total_timesteps: Annotated[Count, Field(le=MAX_STEP),
+            _doc("""learner decisions to train for (opponents'
         decisions are not counted)""")] = 2_048
     max_minutes: Annotated[Positive | None, _doc("""wall-clock budget of one invocation: stop
-        early (with a final evaluation and checkpoint) after this many minutes, whatever
+        early (with a final evaluation and checkpoint) after this many minutes from the start
+        of this invocation (a ``--resume`` gets the budget afresh), whatever
         ``total_timesteps`` says; null: no limit""")] = None
     runs_dir: Annotated[str, _doc("folder holding one sub-folder per run")] = "runs"
-    torch_threads: Annotated[Count, _doc("""torch intra-op threads; 1 leaves the other core
+    torch_threads: Annotated[Count, Field(le=limits.MAX_THREADS),
+            _doc("""torch intra-op threads; 1 leaves the other core
         to the environments""")] = 1
     backend: Annotated[Backend, _doc("""trainer: ``sb3`` (sb3-contrib MaskablePPO in this
         process), ``rllib`` (RLlib PPO on Ray, a league of modules; needs the ``[ray]``
         extra, see docs/scaling.md) or ``exit`` (expert iteration: the network-guided search
         plays self-play games and the network learns its root visit distributions and the
         results; the ``exit_*`` keys; needs the native core)""")] = "sb3"
-    num_env_runners: Annotated[Natural, _doc("""``rllib`` backend: Ray actors playing the
+    num_env_runners: Annotated[Natural, Field(le=limits.MAX_WORKERS),
+            _doc("""``rllib`` backend: Ray actors playing the
         training games, ``n_envs`` games each (0: play them in the trainer's process); an
         update takes ``n_steps * n_envs`` decisions of every seat per runner""")] = 1
 
@@ -133,7 +144,8 @@ class TrainConfig:
     truncation_reward: Annotated[Real, _doc("""the environment's reward when a game is cut off
         (``max_rounds`` / ``max_decisions``) instead of ending by the rules; -1 makes stalling
         (e.g. toggling gems forever) as bad as losing""")] = -1.0
-    n_envs: Annotated[Count, _doc("""environments stepped in parallel (one policy forward
+    n_envs: Annotated[Count, Field(le=limits.MAX_ENVS),
+            _doc("""environments stepped in parallel (one policy forward
         serves all of them)""")] = 2
     vec_env: Annotated[VecEnv, _doc("""how the ``n_envs`` games are stepped: ``native`` (all in
         one C++ object, opponents played natively or by one batched forward per snapshot;
@@ -142,10 +154,13 @@ class TrainConfig:
 
     # ---- MaskablePPO ----------------------------------------------------------------------
     learning_rate: Annotated[Positive, _doc("Adam step size")] = 3e-4
-    n_steps: Annotated[Count, _doc("decisions collected per environment before each update")
+    n_steps: Annotated[Count, Field(le=limits.MAX_ROLLOUT_DECISIONS),
+            _doc("decisions collected per environment before each update")
                        ] = 256
-    batch_size: Annotated[Count, _doc("minibatch size of the PPO update")] = 128
-    n_epochs: Annotated[Count, _doc("passes over each rollout")] = 4
+    batch_size: Annotated[Count, Field(le=limits.MAX_ROLLOUT_DECISIONS),
+                          _doc("minibatch size of the PPO update")] = 128
+    n_epochs: Annotated[Count, Field(le=limits.MAX_EPOCHS), _doc("passes over each rollout")
+                        ] = 4
     gamma: Annotated[Positive, Field(le=1), _doc("""discount factor; 1 (undiscounted) because
         with gamma < 1 a learner in a losing position gains by postponing the end, and learns
         to toggle a gem on and off forever""")] = 1.0
@@ -156,7 +171,8 @@ class TrainConfig:
     max_grad_norm: Annotated[Positive, _doc("gradient clipping")] = 0.5
     target_kl: Annotated[Real | None, _doc("""stop an update early above this KL divergence
         (null: never)""")] = None
-    net_arch: Annotated[list[Annotated[int, Field(gt=0)]], Field(min_length=1), _doc("""hidden
+    net_arch: Annotated[list[Annotated[int, Field(gt=0, le=limits.MAX_LAYER_WIDTH)]],
+                        Field(min_length=1, max_length=limits.MAX_LAYERS), _doc("""hidden
         layer sizes, shared shape for the policy and the value network""")] = field(
         default_factory=lambda: [64, 64])
     activation: Annotated[Activation, _doc("hidden activation: ``tanh`` or ``relu``")] = "tanh"
@@ -168,27 +184,33 @@ class TrainConfig:
         key stays as a record)""")] = None
 
     # ---- opponent pool --------------------------------------------------------------------
-    opponent_weights: Annotated[dict[str, Weight], _doc("""probability weight of each
+    opponent_weights: Annotated[dict[str, Weight], Field(max_length=limits.MAX_AGENTS),
+            _doc("""probability weight of each
         opponent, drawn independently per seat and episode: the key ``snapshot`` (a frozen
         past copy of the learner) or any agent spec (``heuristic``, ``mcts:iterations=16``,
         ``policy:path=x.npz``, see ``zavandor eval --help``)""")] = field(
         default_factory=lambda: {"snapshot": 0.4, "random": 0.4, "heuristic": 0.2})
     snapshot_every: Annotated[Count, _doc("""add a frozen copy of the learner to the pool every
         this many learner decisions""")] = 1_024
-    pool_size: Annotated[Count, _doc("most snapshots kept (the oldest is dropped first)")] = 4
+    pool_size: Annotated[Count, Field(le=limits.MAX_POOL_SNAPSHOTS),
+                         _doc("most snapshots kept (the oldest is dropped first)")] = 4
     latest_snapshot_share: Annotated[Share, _doc("""when a snapshot is drawn, the chance it is
         the newest one (else uniform over the rest)""")] = 0.5
 
     # ---- expert iteration (backend exit) ---------------------------------------------------
-    exit_generations: Annotated[Count, _doc("""``exit`` backend: generations to run (each:
+    exit_generations: Annotated[Count, Field(le=MAX_STEP),
+            _doc("""``exit`` backend: generations to run (each:
         self-play games by the search around the current network, then training on the
         replay window, then export, checkpoint and maybe evaluation); ``max_minutes`` may stop
         the run earlier""")] = 10
-    exit_games: Annotated[Count, _doc("""``exit`` backend: self-play games per
+    exit_games: Annotated[Count, Field(le=limits.MAX_REPLAY_GAMES),
+            _doc("""``exit`` backend: self-play games per
         generation""")] = 8
-    exit_workers: Annotated[Count, _doc("""``exit`` backend: processes playing the self-play
+    exit_workers: Annotated[Count, Field(le=limits.MAX_WORKERS),
+            _doc("""``exit`` backend: processes playing the self-play
         games (1: in the trainer's process)""")] = 2
-    exit_iterations: Annotated[Count, _doc("""``exit`` backend: search iterations per searched
+    exit_iterations: Annotated[Count, Field(le=limits.MAX_SEARCH_ITERATIONS),
+            _doc("""``exit`` backend: search iterations per searched
         decision (a fixed budget, so a generation's targets do not depend on the machine's
         load)""")] = 64
     exit_c_puct: Annotated[Positive, _doc("""``exit`` backend: the search's PUCT exploration
@@ -251,7 +273,8 @@ class TrainConfig:
         decision played with probability 0.9 or more; at 0.8 the 4-player search ran on 28% of
         the decisions and kept 98% of its corrections, docs/benchmarks.md).  1: search every
         decision""")] = 1.0
-    exit_replay_generations: Annotated[Count, _doc("""``exit`` backend: the replay window: the
+    exit_replay_generations: Annotated[Count, Field(le=limits.MAX_REPLAY_GAMES),
+            _doc("""``exit`` backend: the replay window: the
         network trains on the searched decisions of the last this many generations""")] = 4
     exit_retrain_from_init: Annotated[bool, _doc("""``exit`` backend: each generation trains a
         fresh copy of ``init_policy`` (and a fresh optimizer) on the whole replay window, so
@@ -265,21 +288,26 @@ class TrainConfig:
         ``eval_opponents`` every this many generations (0: only at the end)""")] = 1
 
     # ---- evaluation, logging, checkpoints -------------------------------------------------
-    eval_opponents: Annotated[list[str], _doc("""agent specs the learner is evaluated against
+    eval_opponents: Annotated[list[str], Field(max_length=limits.MAX_AGENTS),
+            _doc("""agent specs the learner is evaluated against
         (it plays one seat, the spec every other)""")] = field(
         default_factory=lambda: ["random", "heuristic"])
     eval_every: Annotated[Natural, _doc("""evaluate against ``eval_opponents`` every this many
         learner decisions (0: only at the end); statistics of the training games are charted
         after every rollout""")] = 1_024
-    eval_games: Annotated[Natural, _doc("""games per evaluation opponent and evaluation (the
+    eval_games: Annotated[Natural, Field(le=limits.MAX_GAMES),
+            _doc("""games per evaluation opponent and evaluation (the
         learner's seat rotates)""")] = 4
     eval_deterministic: Annotated[bool, _doc("""evaluate the greedy (most probable legal)
         action instead of sampling""")] = True
     keep_policy_minutes: Annotated[list[Positive], Field(max_length=100), _doc("""wall-clock
-        marks, in minutes from the start of this invocation: the learner's policy as it stands
-        at each is kept as ``policy_<M>min.npz`` in the run folder, for learning curves at
-        equal wall-clock (``sb3`` and ``exit`` backends; the checkpoints themselves are pruned
-        to the newest two)""")] = field(default_factory=list)
+        marks, in minutes of the run's training clock: the learner's policy as it stands at each
+        is kept as ``policy_<M>min.npz`` in the run folder, for learning curves at equal
+        wall-clock (``sb3`` and ``exit`` backends; the checkpoints themselves are pruned to the
+        newest two).  The clock starts with the run and continues across ``--resume`` from the
+        minutes of the checkpoint resumed (work lost to an interruption is not counted twice),
+        unlike ``max_minutes``, which counts from the start of each invocation; a mark already
+        kept is never kept again (its file is never replaced)""")] = field(default_factory=list)
     checkpoint_every: Annotated[Count, _doc("""save the model, optimizer and pool every this
         many learner decisions (the newest two complete checkpoints are kept)""")] = 1_024
     progress_bar: Annotated[bool, _doc("show a tqdm progress bar")] = True
@@ -372,6 +400,7 @@ def _check_combinations(cfg: TrainConfig) -> None:
              "is an exit backend key: use it with backend exit")
     _require(cfg.backend != "rllib" or not cfg.keep_policy_minutes, "keep_policy_minutes",
              "must be empty with backend rllib (the sb3 and exit backends keep timed policies)")
+    _check_sizes(cfg)
     if cfg.backend == "exit":
         _check_exit(cfg)
         return
@@ -379,6 +408,37 @@ def _check_combinations(cfg: TrainConfig) -> None:
              f"must be <= n_steps * n_envs = {cfg.n_steps * cfg.n_envs}, got {cfg.batch_size}")
     _require(cfg.name != "" and "/" not in cfg.name and "__" not in cfg.name, "name",
              f"must be a non-empty name without '/' or '__', got {cfg.name!r}")
+
+
+#: Longest run name: it names the run folder (with the seed and time), and file systems allow
+#: 255 bytes per name.
+MAX_NAME_CHARS = 100
+
+
+def _check_sizes(cfg: TrainConfig) -> None:
+    """Ceilings of products of keys (io.limits): each key is within its own bound already."""
+    decisions = cfg.n_steps * cfg.n_envs
+    _require(decisions <= limits.MAX_ROLLOUT_DECISIONS, "n_steps",
+             f"times n_envs must be <= {limits.MAX_ROLLOUT_DECISIONS:,} decisions per rollout, "
+             f"got {cfg.n_steps:,} x {cfg.n_envs:,}")
+    weights = network_weights(cfg.net_arch)
+    _require(weights <= limits.MAX_NETWORK_WEIGHTS, "net_arch",
+             f"makes a network of {weights:,} weights (at most {limits.MAX_NETWORK_WEIGHTS:,})")
+    window = cfg.exit_games * cfg.exit_replay_generations
+    _require(window <= limits.MAX_REPLAY_GAMES, "exit_replay_generations",
+             f"times exit_games must be <= {limits.MAX_REPLAY_GAMES:,} games in the replay "
+             f"window, got {cfg.exit_replay_generations:,} x {cfg.exit_games:,}")
+    _require(len(cfg.name) <= MAX_NAME_CHARS, "name",
+             f"must be at most {MAX_NAME_CHARS} characters, got {len(cfg.name):,}")
+
+
+def network_weights(net_arch: list[int]) -> int:
+    """Weights of the actor of ``net_arch`` (the observation in, one logit per action out)."""
+    from zavandor_env.engine.actions import NUM_ACTIONS
+    from zavandor_env.envs.observation import OBS_SIZE
+
+    sizes = [int(OBS_SIZE), *net_arch, int(NUM_ACTIONS)]
+    return sum(a * b for a, b in zip(sizes, sizes[1:]))
 
 
 #: Search parameters the ``exit_*`` keys set; ``exit_search`` must not set them a second time.

@@ -97,6 +97,8 @@ from .checkpointing import (
     write_text_atomic,
 )
 from .config import TrainConfig, exit_search_params, load_config
+from .exit_checkpoint import check_exit_state, check_optimizer_tensors, check_replay_arrays
+from .timed import STATE_KEY as TIMED_STATE_KEY
 from .timed import TimedPolicies
 
 if TYPE_CHECKING:
@@ -608,30 +610,26 @@ def read_replay(path: Path, generations: Sequence[int]) -> list[tuple[int, Decis
             if total > MAX_REPLAY_BYTES:
                 raise CheckpointError(f"{name} would inflate to {total:,} bytes")
         with np.load(path, allow_pickle=False) as data:
-            window = []
-            for gen in generations:
-                batch = DecisionBatch(*(data[f"g{gen}.{f}"] for f in BATCH_FIELDS))
-                window.append((gen, batch))
+            loaded = [(gen, {f: data[f"g{gen}.{f}"] for f in BATCH_FIELDS})
+                      for gen in generations]
     except CheckpointError:
         raise
     except Exception as exc:  # noqa: BLE001 -- zip, npy, KeyError, OSError: all "broken"
         raise CheckpointError(f"{name} is unreadable ({' '.join(str(exc).split())})") from None
-    for gen, batch in window:
-        n = len(batch)
-        shapes = {"obs": (n, OBS_SIZE), "mask": (n, NUM_ACTIONS), "target": (n, NUM_ACTIONS)}
-        for key, shape in shapes.items():
-            if getattr(batch, key).shape != shape:
-                raise CheckpointError(f"{name}: generation {gen}'s {key} has shape "
-                                      f"{getattr(batch, key).shape}, expected {shape}")
-        if batch.mask.dtype != bool or any(getattr(batch, f).dtype != np.float32
-                                           for f in ("obs", "target", "value")):
-            raise CheckpointError(f"{name}: generation {gen} has arrays of the wrong type")
+    window = []
+    for gen, arrays in loaded:
+        try:  # every shape and type first: a 0-d or 2-D value would fail only later
+            check_replay_arrays(gen, arrays, OBS_SIZE, NUM_ACTIONS)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{name}: {exc}") from None
+        batch = DecisionBatch(**arrays)
         if not all(np.isfinite(getattr(batch, f)).all() for f in ("obs", "target", "value")):
             raise CheckpointError(f"{name}: generation {gen} holds NaN or infinite values")
-        if n and ((batch.target[~batch.mask] != 0).any() or (batch.target < 0).any()
-                  or not np.allclose(batch.target.sum(1), 1.0, atol=1e-4)):
+        if len(batch) and ((batch.target[~batch.mask] != 0).any() or (batch.target < 0).any()
+                           or not np.allclose(batch.target.sum(1), 1.0, atol=1e-4)):
             raise CheckpointError(f"{name}: generation {gen}'s targets are not distributions "
                                   "over the legal actions")
+        window.append((gen, batch))
     return window
 
 
@@ -663,10 +661,12 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     from torch.utils.tensorboard import SummaryWriter
 
     from zavandor_env.agents.policy_file import save_policy
+    from zavandor_env.engine.printable import terminal_safe
+    from zavandor_env.io.folders import release
 
     from .init_policy import read_init_policy
     from .rating import PoolRating
-    from .selfplay import TrainingInterrupted, _start_or_resume, load_run_config
+    from .selfplay import TrainingInterrupted, _start_or_resume, load_run_config, lock_run_folder
 
     init = None
     if resume is None:
@@ -681,6 +681,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         cfg = load_run_config(run_dir, overrides)
         if cfg.backend != "exit":
             raise CheckpointError(f"{str(run_dir)!r} is a {cfg.backend} run, not an exit run")
+        lock_run_folder(run_dir)  # before anything is written or pruned there
         checkpoint, window = find_resumable(run_dir, warn)
         check_shape(checkpoint, cfg)
     else:
@@ -718,12 +719,16 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         writer.add_text("init_policy", line, 0)
         print(line)
     checkpoints = CheckpointWriter(run_dir, checkpoint, shape=model_shape(cfg))
+    timed = TimedPolicies(run_dir, cfg.keep_policy_minutes)
+    if checkpoint is not None:  # the run's clock goes on from the checkpoint's minutes
+        timed.resume_at(float(checkpoint.state.get(TIMED_STATE_KEY, 0.0)))
 
     def save(gen: int) -> None:
         payload = {"pool": {}, "rating": rating.state_dict(), "totals": totals,
                    "obs_fingerprint": obs_fingerprint(), "generation": gen,
                    "replay_generations": [g for g, _ in window],
-                   "rng": rng.bit_generator.state, "eval": last_eval}
+                   "rng": rng.bit_generator.state, "eval": last_eval,
+                   TIMED_STATE_KEY: timed.elapsed_minutes()}
 
         def write_model(path: Path) -> None:
             write_model_zip(path, model, optimizer)
@@ -762,14 +767,15 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         writer.add_scalar("rating/learner_ordinal", ordinal, gen)
         last_eval.clear()
         last_eval.update(results)
+        # A label comes from the run's config.yaml (a run folder may be someone's): escaped.
         print(f"generation {gen}: " + ", ".join(
-            f"vs {labels[k]} {r['winrate']:.2f}" for k, r in results.items()), flush=True)
+            f"vs {terminal_safe(labels[k], one_line=True)} {r['winrate']:.2f}"
+            for k, r in results.items()), flush=True)
 
     if checkpoint is None:
         save(0)  # the starting network: a kill from here on can be resumed
     saved = generation  # the newest generation on disk (what a Ctrl-C leaves to resume)
     pool = SelfPlayPool(1)  # spawns nothing: the workers start inside the try below
-    timed = TimedPolicies(run_dir, cfg.keep_policy_minutes)
     started = time.monotonic()
     budget = None if cfg.max_minutes is None else cfg.max_minutes * 60.0
     last_duration = 0.0
@@ -847,6 +853,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         pool.close()
         writer.flush()
         writer.close()
+        release(run_dir)
     return run_dir
 
 
@@ -907,9 +914,15 @@ def _restore(checkpoint: Checkpoint, model: ExitModel, optimizer: Any, rating: A
              rng: np.random.Generator, totals: dict[str, Any]) -> None:
     """Load a checkpoint's network, optimizer, rating, random state and totals."""
     state = checkpoint.state
+    # Adam's settings are the config's, not the file's (a crafted betas or eps would only
+    # fail, or poison the weights, at the first step); the file gives the moments.
+    settings = [{k: v for k, v in group.items() if k != "params"}
+                for group in optimizer.param_groups]
     try:
         model.net.load_state_dict(checkpoint.params["policy"], strict=True)
         optimizer.load_state_dict(checkpoint.params["policy.optimizer"])
+        for group, kept in zip(optimizer.param_groups, settings, strict=True):
+            group.update(kept)
         rng.bit_generator.state = state["rng"]
     except (RuntimeError, ValueError, KeyError, TypeError) as exc:
         detail = " ".join(str(exc).split())[:300]
@@ -943,16 +956,17 @@ def find_resumable(run_dir: Path, warn: Callable[[str], None],
 
 
 def read_replay_checked(checkpoint: Checkpoint) -> list[tuple[int, DecisionBatch]]:
-    generations = checkpoint.state.get("replay_generations", [])
-    if not isinstance(generations, list) or not all(type(g) is int and g >= 0
-                                                    for g in generations):
-        raise CheckpointError(f"checkpoint {checkpoint.path.name}: replay_generations must be "
-                              "a list of generation numbers")
-    path = checkpoint.path / REPLAY
-    if not path.is_file() or path.is_symlink():
-        raise CheckpointError(f"checkpoint {checkpoint.path.name} lacks {REPLAY}")
+    """The replay window of ``checkpoint``, after every field of its exit state and its Adam
+    state are checked (:mod:`train.exit_checkpoint`); one broken-checkpoint line else."""
     try:
-        return read_replay(path, generations)
+        check_exit_state(checkpoint.state)
+        try:
+            check_optimizer_tensors(checkpoint.params)
+        except CheckpointError as exc:
+            raise CheckpointError(f"model.zip: {exc}") from None
+        path = checkpoint.path / REPLAY
+        if not path.is_file() or path.is_symlink():
+            raise CheckpointError(f"{REPLAY} is missing")
+        return read_replay(path, checkpoint.state.get("replay_generations", []))
     except CheckpointError as exc:
         raise CheckpointError(f"checkpoint {checkpoint.path.name} is broken: {exc}") from None
-

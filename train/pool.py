@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from zavandor_env.agents.policy_file import save_policy
+from zavandor_env.io.folders import Folder, FolderError
 
-from .checkpointing import inside, saving
+from .checkpointing import CheckpointError, inside, run_subfolder, saving
 from .config import TrainConfig
 from .export import policy_from_sb3
 from .opponents import PoolSpec
@@ -44,7 +45,9 @@ class OpponentPool:
         label = snapshot_label(step)
         name = f"{label.replace('@', '_')}.npz"
         with saving(self.directory.parent, f"pool snapshot of step {step}"):  # a full disk
-            save_policy(policy_from_sb3(model, {"step": step}), self.directory / name)
+            # pool/ checked at every write: a symlinked one is refused, never written through
+            folder = run_subfolder(self.directory.parent, self.directory.name)
+            save_policy(policy_from_sb3(model, {"step": step}), folder / name)
         self.snapshots = [s for s in self.snapshots if s[0] != label] + [(label, name)]
         del self.snapshots[: max(0, len(self.snapshots) - self.cfg.pool_size)]
         return label
@@ -54,9 +57,15 @@ class OpponentPool:
         checkpoints refer to) names; called after a checkpoint is saved, so no kept
         checkpoint's pool ever points at a deleted file."""
         keep = {name for _, name in self.snapshots} | set(also_keep or ())
-        for path in self.directory.glob("snap_*.npz"):
-            if path.name not in keep:
-                path.unlink(missing_ok=True)
+        try:
+            run = Folder.open(self.directory.parent, what="run folder")
+            for name, kind in run.entries(self.directory.name):
+                # regular files only: a symlink's target is never deleted
+                if kind == "file" and name.startswith("snap_") and name.endswith(".npz") \
+                        and name not in keep:
+                    run.unlink(self.directory.name, name)
+        except FolderError as exc:
+            raise CheckpointError(str(exc)) from None
 
     def state_dict(self) -> dict[str, Any]:
         return {"snapshots": [list(s) for s in self.snapshots]}

@@ -32,6 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from zavandor_env.engine.errors import PicklableError
+from zavandor_env.io.folders import FolderError, hold, release
+
 from .checkpointing import (
     Checkpoint,
     CheckpointError,
@@ -43,6 +46,7 @@ from .checkpointing import (
     model_shape,
     obs_fingerprint,
     record_resume,
+    run_folder,
     saving,
     write_text_atomic,
 )
@@ -51,7 +55,7 @@ from .config import TrainConfig, TrainConfigError, load_config
 __all__ = ["TrainingInterrupted", "latest_checkpoint", "load_run_config", "train"]
 
 
-class TrainingInterrupted(KeyboardInterrupt):
+class TrainingInterrupted(PicklableError, KeyboardInterrupt):
     """Ctrl-C stopped a run; ``str()`` is one line saying what was kept and how to resume.
 
     Attributes:
@@ -93,9 +97,20 @@ def new_run_dir(cfg: TrainConfig) -> Path:
     return run_dir
 
 
+def lock_run_folder(run_dir: Path) -> None:
+    """Hold the run folder's lock (:func:`zavandor_env.io.folders.hold`) until
+    :func:`~zavandor_env.io.folders.release` or this process ends: a second ``train
+    --resume`` of the same folder is refused in one :class:`CheckpointError` line."""
+    try:
+        hold(run_dir, what=f"run folder {str(run_dir)!r}")
+    except FolderError as exc:
+        raise CheckpointError(str(exc)) from None
+
+
 def load_run_config(run_dir: Path, overrides: list[str] | None = None) -> TrainConfig:
     """The config a run was started with (plus ``key=value`` overrides, e.g. a longer
     ``total_timesteps``)."""
+    run_folder(run_dir)  # no symlink at the folder, checkpoints/, pool/ or config.yaml
     path = Path(run_dir) / "config.yaml"
     if not path.is_file():
         raise FileNotFoundError(f"{str(run_dir)!r} is not a run folder (no config.yaml)")
@@ -192,6 +207,7 @@ def _start_or_resume(cfg: TrainConfig | None, resume: str | Path | None,
     if resume is not None:
         run_dir = Path(resume)
         cfg = load_run_config(run_dir, overrides)
+        lock_run_folder(run_dir)  # before anything is written or pruned there
         checkpoint = find_resumable(run_dir, warn)
         check_shape(checkpoint, cfg)
         record_resume(run_dir, checkpoint.step, overrides)
@@ -200,10 +216,13 @@ def _start_or_resume(cfg: TrainConfig | None, resume: str | Path | None,
         cfg = load_config()
     run_dir = new_run_dir(cfg)
     try:
+        lock_run_folder(run_dir)
         write_text_atomic(run_dir / "config.yaml", cfg.to_yaml())
-    except OSError:
+    except (OSError, CheckpointError):
+        release(run_dir)
         shutil.rmtree(run_dir, ignore_errors=True)  # made by this call, holds nothing yet
         raise
+    print(f"run folder: {run_dir}", flush=True)  # where to look while it runs
     return cfg, run_dir, None
 
 
@@ -236,6 +255,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     from .init_policy import read_init_policy
     from .pool import OpponentPool
     from .rating import PoolRating
+    from .timed import STATE_KEY as TIMED_STATE_KEY
     from .timed import TimedPolicies
 
     # A new run's warm start is read and checked against the config before the run folder
@@ -286,11 +306,14 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         writer.add_text("init_policy", line, 0)
         print(line)
     checkpoints = CheckpointWriter(run_dir, checkpoint, shape=model_shape(cfg))
+    timed = TimedPolicies(run_dir, cfg.keep_policy_minutes)
+    timed.resume_at(float(state.get(TIMED_STATE_KEY, 0.0)))  # the run's clock goes on
 
     def save_checkpoint(step: int) -> None:
         payload = {"n_updates": int(model._n_updates), "pool": pool.state_dict(),
                    "rating": rating.state_dict(), "totals": totals,
-                   "obs_fingerprint": obs_fingerprint()}
+                   "obs_fingerprint": obs_fingerprint(),
+                   TIMED_STATE_KEY: timed.elapsed_minutes()}
         with saving(run_dir, f"checkpoint of step {step}"):  # a full disk: one line
             checkpoints.write(step, model.save, payload)
             figures = {"step": step, "illegal_actions": totals["illegal_actions"],
@@ -302,7 +325,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
 
     start = int(model.num_timesteps)
     callback = SelfPlayCallback(cfg, pool, rating, save_checkpoint, totals, start_step=start,
-                                timed=TimedPolicies(run_dir, cfg.keep_policy_minutes))
+                                timed=timed)
     try:
         remaining = cfg.total_timesteps - start
         if remaining > 0:
@@ -318,6 +341,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         _close_quietly(writer.flush)
         _close_quietly(logger.close)
         _close_quietly(venv.close)
+        release(run_dir)
     return run_dir
 
 

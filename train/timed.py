@@ -7,9 +7,16 @@ weights-only copy per mark instead: ``policy_<M>min.npz`` in the run folder.
 
 The policy kept for a mark is the one *in force* at that moment: the trainer offers its
 current policy just before each update (:meth:`TimedPolicies.before_update`), and every mark
-passed since the last update gets the policy that was playing while the mark went by.  Marks
-count from this invocation's start, as ``max_minutes`` does; a resumed run starts its clock
-again.
+passed since the last update gets the policy that was playing while the mark went by.
+
+Marks count on the **run's clock**: it starts with the run and continues across ``--resume``
+from the minutes recorded in the checkpoint resumed from (:data:`STATE_KEY` of its
+``state.json``, written by the sb3 and exit backends; :meth:`TimedPolicies.resume_at`).  Work
+done after that checkpoint and lost to an interruption is done again, and its minutes are not
+counted twice.  A mark already kept is never kept again: a file ``policy_<M>min.npz`` already
+in the run folder (from an invocation that went past the checkpoint before it was stopped) is
+never replaced, so a learning curve never silently mixes two timelines.  ``max_minutes`` is
+different: it budgets one invocation and counts from its start.
 """
 
 from __future__ import annotations
@@ -19,7 +26,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TimedPolicies", "timed_policy_name"]
+__all__ = ["STATE_KEY", "TimedPolicies", "timed_policy_name"]
+
+#: The checkpoint state's key of the run's clock: training minutes when it was saved.
+STATE_KEY = "elapsed_minutes"
 
 
 def timed_policy_name(minutes: float) -> str:
@@ -33,19 +43,33 @@ class TimedPolicies:
 
     Args:
         run_dir: the run folder.
-        minutes: the marks, in minutes from now (the trainer builds this when it starts).
+        minutes: the marks, in minutes of the run's clock (this invocation starts it at 0;
+            :meth:`resume_at` moves it on to a resumed checkpoint's minutes).
         clock: seconds, monotonic (tests pass a fake one).
     """
 
     def __init__(self, run_dir: Path, minutes: Sequence[float],
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.run_dir = Path(run_dir)
-        self.pending = sorted(set(float(m) for m in minutes))
         self.clock = clock
         self.started = clock()
+        #: the run's minutes when this invocation started (:meth:`resume_at`)
+        self.offset = 0.0
+        self.pending = [m for m in sorted(set(float(m) for m in minutes)) if not self._kept(m)]
+
+    def _kept(self, mark: float) -> bool:
+        path = self.run_dir / timed_policy_name(mark)
+        return path.exists() or path.is_symlink()
+
+    def resume_at(self, minutes: float) -> None:
+        """Continue the run's clock at ``minutes`` (the checkpoint's :data:`STATE_KEY`): the
+        marks at or before it passed in the run already and are not kept again."""
+        self.offset = float(minutes)
+        self.pending = [m for m in self.pending if m > self.offset]
 
     def elapsed_minutes(self) -> float:
-        return (self.clock() - self.started) / 60.0
+        """The run's clock: minutes before this invocation plus those since it started."""
+        return self.offset + (self.clock() - self.started) / 60.0
 
     def due(self) -> list[float]:
         """The marks passed and not yet written."""
@@ -65,8 +89,10 @@ class TimedPolicies:
         written = []
         elapsed = self.elapsed_minutes()
         for mark in due:
+            self.pending.remove(mark)
+            if self._kept(mark):  # kept by an invocation that went further: never replaced
+                continue
             policy = make_policy({**(info or {}), "kept_at_minutes": mark,
                                   "written_at_minutes": round(elapsed, 3)})
             written.append(save_policy(policy, self.run_dir / timed_policy_name(mark)))
-            self.pending.remove(mark)
         return written

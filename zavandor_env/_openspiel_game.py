@@ -2,27 +2,44 @@
 
 Imported by :mod:`zavandor_env.openspiel`, which documents the game and stays importable
 without the ``openspiel`` extra (so the ``openspiel`` agent spec can say what is missing).
+
+States are saved as checked data (:mod:`zavandor_env._openspiel_text`), never pickled: our
+``state.serialize()`` and ``game.deserialize_state(text)`` replace OpenSpiel's, and importing
+this module puts the same guard in front of ``pyspiel.serialize_game_and_state`` and
+``pyspiel.deserialize_game_and_state`` for this game (other games pass through unchanged).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pyspiel
 
+from ._openspiel_text import (
+    DEAL_DRAWS,
+    DEAL_OUTCOMES,
+    StateTextError,
+    dump_state,
+    parse_state,
+    split_game_and_state,
+)
 from .engine import Game, GameConfig
 from .engine.actions import NUM_ACTIONS, action_to_string
 from .engine.determinize import determinize
+from .engine.errors import IllegalActionError
 from .engine.native import core_from_state, resolve_backend
 from .engine.native_game import NativeGame
 from .engine.outcome import Outcome, game_outcome
 from .envs.observation import OBS_SIZE, ObservationEncoder
 from .envs.rewards import terminal_rewards
+from .io.limits import MAX_SEED
 
-__all__ = ["GAME_NAME", "ZavandorGame", "ZavandorState", "on_backend"]
+__all__ = ["GAME_NAME", "IllegalSpielActionError", "StateTextError", "ZavandorGame",
+           "ZavandorState", "deal_seed", "on_backend"]
 
 GAME_NAME = "python_zavandor"
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -32,7 +49,7 @@ _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
     long_name="The Scepter of Zavandor (zavandor-env)",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -46,12 +63,48 @@ _GAME_TYPE = pyspiel.GameType(
 )
 
 
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+
+class IllegalSpielActionError(IllegalActionError, pyspiel.SpielError):  # type: ignore[misc]
+    """An action that is not legal now: our :class:`IllegalActionError` (a ``ValueError``)
+    and OpenSpiel's ``SpielError``, which RLlib's ``OpenSpielEnv`` and Shimmy catch.  The
+    state is left untouched.  Built from the engine's error (or a message), as its base."""
+
+
 def _players(params: dict[str, Any]) -> int:
     players = params.get("players", MIN_PLAYERS)
     if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ValueError(f"players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, "
                          f"got {players!r}")
     return players
+
+
+def _seed(params: dict[str, Any]) -> int:
+    seed = params.get("seed", -1)
+    if type(seed) is not int or not -1 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be -1 or an integer from 0 to {MAX_SEED}, got {seed!r}")
+    return seed
+
+
+def deal_seed(salt: int, draws: Sequence[int]) -> int:
+    """The engine seed of the deal drawn as ``draws`` (:data:`DEAL_DRAWS` chance outcomes, a
+    32-bit number) in a game whose parameter ``seed`` is ``salt``: the number itself for -1,
+    else a hash of both (so each parameter seed has its own 2**32 deals)."""
+    number = int.from_bytes(bytes(draws), "big")
+    if salt < 0:
+        return number
+    digest = hashlib.blake2b(f"{salt}:{number}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big")
+
+
+def deal_draws(number: int) -> list[int]:
+    """The chance outcomes that draw deal ``number`` (0 to 2**32 - 1)."""
+    if type(number) is not int or not 0 <= number < DEAL_OUTCOMES ** DEAL_DRAWS:
+        raise ValueError(f"deal number must be an integer from 0 to "
+                         f"{DEAL_OUTCOMES ** DEAL_DRAWS - 1}, got {number!r}")
+    return list(number.to_bytes(DEAL_DRAWS, "big"))
 
 
 class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
@@ -62,21 +115,42 @@ class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type s
         players = _players(params)
         self.config = GameConfig(num_players=players)
         info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=0, num_players=players,
-            min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
+            num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=DEAL_OUTCOMES,
+            num_players=players, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
             max_game_length=self.config.max_decisions)
+        salt = _seed(params)
         super().__init__(_GAME_TYPE, info, params)
-        seed = params.get("seed", -1)
-        self._seeds = random.Random(None if seed < 0 else seed)
+        self.salt = salt
         self.backend = resolve_backend(None)
 
     def new_initial_state(self) -> ZavandorState:
-        """A new game: its seed is drawn from this game's generator when first played."""
+        """A new game, at the chance nodes that draw its deal (see :mod:`.openspiel`)."""
         return ZavandorState(self)
 
-    def next_game_seed(self) -> int:
-        """The seed of the next initial state's engine game."""
-        return self._seeds.randrange(2**31)
+    def max_chance_nodes_in_history(self) -> int:
+        """The deal's draws: the only chance nodes."""
+        return DEAL_DRAWS
+
+    def deserialize_state(self, text: str) -> ZavandorState:
+        """The state saved as ``text`` by :meth:`ZavandorState.serialize`, every field
+        checked (:mod:`zavandor_env._openspiel_text`); :class:`StateTextError` otherwise.
+        Nothing is unpickled: OpenSpiel's pickled form is refused."""
+        players = self.num_players()
+        record = parse_state(text, players, self.max_game_length() + DEAL_DRAWS)
+        engine = None
+        if record.game is not None:
+            try:
+                engine = Game.from_dict(record.game, backend=self.backend)
+            except ValueError as exc:  # ReplayError: the saved game's own one-line check
+                first = (str(exc).splitlines() or [type(exc).__name__])[0]
+                raise StateTextError(f"python_zavandor state: {first[:300]}") from None
+            if engine.num_players != players:
+                raise StateTextError(f"python_zavandor state: its game has "
+                                     f"{engine.num_players} players, not {players}")
+        state = ZavandorState(self, engine)
+        state._deal = list(record.deal)
+        state._restore_history(record.history)
+        return state
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         """Our encoder as OpenSpiel's observer (the same for observation and info state)."""
@@ -87,8 +161,9 @@ class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type s
 
 
 class _Table:
-    """The engine game of a state, copied by ``deepcopy`` (OpenSpiel's ``clone``) and pickled
-    (serialization) through the engine's own ``clone`` and ``to_dict``."""
+    """The engine game of a state, copied by ``deepcopy`` (OpenSpiel's ``clone``) through the
+    engine's own ``clone``.  Never pickled: a state is saved as text
+    (:meth:`ZavandorState.serialize`)."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -97,11 +172,7 @@ class _Table:
         return _Table(self.game.clone())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_table_from_dict, (self.game.to_dict(), self.game.backend))
-
-
-def _table_from_dict(data: dict[str, Any], backend: str) -> _Table:
-    return _Table(Game.from_dict(data, backend=backend))
+        raise TypeError("a python_zavandor state is saved with state.serialize(), not pickled")
 
 
 def on_backend(game: Game, backend: str) -> Game:
@@ -112,69 +183,143 @@ def on_backend(game: Game, backend: str) -> Game:
     return NativeGame.wrap(core_from_state(state), state.config, game.seed)
 
 
+def _load_state(game_string: str, text: str) -> ZavandorState:
+    """A state from :meth:`ZavandorState.__reduce__`'s arguments (by our checked loader)."""
+    game = pyspiel.load_game(game_string)
+    if not isinstance(game, ZavandorGame):
+        raise StateTextError(f"python_zavandor state: {game_string!r} is not python_zavandor")
+    return game.deserialize_state(text)
+
+
 class ZavandorState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
-    """One position of ``python_zavandor``: an engine :class:`Game` (:attr:`engine_game`)."""
+    """One position of ``python_zavandor``: first the :data:`DEAL_DRAWS` chance nodes that draw
+    the deal, then an engine :class:`Game` (:attr:`engine_game`)."""
 
     def __init__(self, game: ZavandorGame, engine_game: Game | None = None) -> None:
         super().__init__(game)
-        # Made on first use: OpenSpiel's clone() builds a new initial state and then copies
-        # this attribute over it, which must not draw a seed or build a game for nothing.
+        self._deal: list[int] = []  # the deal's draws so far
         self._table: _Table | None = None if engine_game is None else _Table(engine_game)
+        # While a saved history is restored: the player of the entry being recorded.
+        self._replaying: int | None = None
 
     @property
     def engine_game(self) -> Game:
         """The engine game of this state (the full state: a referee's view)."""
         if self._table is None:
-            owner: ZavandorGame = self.get_game()
-            self._table = _Table(Game.new(owner.config, seed=owner.next_game_seed(),
-                                          backend=owner.backend))
+            raise ValueError("the deal is not drawn yet: apply the chance outcomes first "
+                             "(state.is_chance_node())")
         return self._table.game
 
     def outcome(self) -> Outcome:
         """Our :class:`~zavandor_env.engine.outcome.Outcome` of the game as it stands."""
         return game_outcome(self.engine_game)
 
+    def draw_deal(self, number: int) -> None:
+        """Apply the chance outcomes of deal ``number`` (0 to 2**32 - 1) to a new state."""
+        if self._table is not None or self._deal:
+            raise ValueError("draw_deal() applies a whole deal to a new initial state")
+        for draw in deal_draws(number):
+            self.apply_action(draw)
+
     # ---- OpenSpiel's State API ------------------------------------------------------------
     def current_player(self) -> int:
-        game = self.engine_game
-        return int(pyspiel.PlayerId.TERMINAL) if game.is_over else game.current_player
+        if self._replaying is not None:
+            return self._replaying
+        if self._table is None:
+            return _CHANCE
+        game = self._table.game
+        return _TERMINAL if game.is_over else game.current_player
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Each draw of the deal: a byte of the deal number, uniform."""
+        if self._table is not None:
+            return []
+        return [(draw, 1.0 / DEAL_OUTCOMES) for draw in range(DEAL_OUTCOMES)]
 
     def _legal_actions(self, player: int) -> list[int]:
-        game = self.engine_game
+        if self._table is None:
+            return []
+        game = self._table.game
         if game.is_over or player != game.current_player:
             return []
         return sorted(game.legal_actions())
 
     def _apply_action(self, action: int) -> None:
-        self.engine_game.apply(int(action))
+        if self._replaying is not None:
+            return  # restoring a saved history: the game itself is already loaded
+        if self._table is None:
+            self._draw(action)
+            return
+        try:
+            self._table.game.apply(int(action))
+        except IllegalActionError as exc:
+            raise IllegalSpielActionError(exc) from None
+
+    def _draw(self, action: int) -> None:
+        if type(action) is not int or not 0 <= action < DEAL_OUTCOMES:
+            raise IllegalSpielActionError(f"illegal chance outcome {action!r}; the deal's "
+                                          f"draws are 0 to {DEAL_OUTCOMES - 1}")
+        self._deal.append(action)
+        if len(self._deal) == DEAL_DRAWS:
+            owner: ZavandorGame = self.get_game()
+            seed = deal_seed(owner.salt, self._deal)
+            self._table = _Table(Game.new(owner.config, seed=seed, backend=owner.backend))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return action_to_string(int(action))
+        if player == _CHANCE:
+            return f"deal draw {action}"
+        return action_to_string(int(action)) if 0 <= action < NUM_ACTIONS else f"action {action}"
 
     def is_terminal(self) -> bool:
-        return self.engine_game.is_over
+        return self._table is not None and self._table.game.is_over
 
     def returns(self) -> list[float]:
         """Zero-sum: ``1/k`` per winner, ``-1/(n-k)`` per other seat; 0 each for a game cut
         off by a safety limit (no winner) and while the game runs."""
-        game = self.engine_game
-        if not game.terminated:
-            return [0.0] * game.num_players
-        return terminal_rewards("win", game_outcome(game))
+        if self._table is None or not self._table.game.terminated:
+            return [0.0] * self.num_players()
+        return terminal_rewards("win", game_outcome(self._table.game))
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ZavandorState:
         """A state drawn from those ``player_id`` cannot tell from this one (our
         determinizer); ``probability_sampler()`` (a uniform draw in [0, 1)) seeds the draw."""
-        seed = int(float(probability_sampler()) * 2**53) if callable(probability_sampler) else None
-        game = self.engine_game
-        sample = determinize(game.view(player_id), random.Random(seed))
         resampled: ZavandorState = self.clone()
+        if self._table is None:  # nothing is dealt yet: nothing is hidden
+            return resampled
+        seed = int(float(probability_sampler()) * 2**53) if callable(probability_sampler) else None
+        game = self._table.game
+        sample = determinize(game.view(player_id), random.Random(seed))
         resampled._table = _Table(on_backend(sample, game.backend))
         return resampled
 
+    # ---- saving and copying ---------------------------------------------------------------
+    def serialize(self) -> str:
+        """This state as one line of checked JSON (:mod:`zavandor_env._openspiel_text`), for
+        ``game.deserialize_state(text)``; never a pickle."""
+        history = [(int(step.player), int(step.action)) for step in self.full_history()]
+        game = None if self._table is None else self._table.game.to_dict()
+        return dump_state(self.num_players(), self._deal, history, game)
+
+    def _restore_history(self, history: Sequence[tuple[int, int]]) -> None:
+        """Record OpenSpiel's history of a loaded state (its game is loaded already)."""
+        try:
+            for player, action in history:
+                self._replaying = player
+                self.apply_action(action)
+        finally:
+            self._replaying = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ZavandorState:
+        clone: ZavandorState = self.clone()
+        return clone
+
+    def __reduce__(self) -> tuple[Callable[[str, str], ZavandorState], tuple[str, str]]:
+        return (_load_state, (str(self.get_game()), self.serialize()))
+
     def __str__(self) -> str:
-        game = self.engine_game
-        outcome = game_outcome(game)
+        if self._table is None:
+            return f"drawing the deal: {len(self._deal)} of {DEAL_DRAWS} draws"
+        outcome = game_outcome(self._table.game)
         return (f"round {outcome.rounds}, decision {outcome.decisions}, "
                 f"to play: {self.current_player()}; {outcome.describe()}")
 
@@ -189,14 +334,60 @@ class _Observer:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: ZavandorState, player: int) -> None:
-        self.tensor[:] = _ENCODER.encode_game(state.engine_game, player)
+        if state._table is None or player < 0:  # a chance node: nobody sees anything yet
+            self.tensor[:] = 0.0
+            return
+        self.tensor[:] = _ENCODER.encode_game(state._table.game, player)
 
     def string_from(self, state: ZavandorState, player: int) -> str:
-        game = state.engine_game
+        if state._table is None:
+            return f"player {player} deal draw {len(state._deal)}"
+        game = state._table.game
         digest = hashlib.sha1(_ENCODER.encode_game(game, player).tobytes())
         if self.perfect_recall:
             digest.update(np.asarray(game.history, np.int16).tobytes())
         return f"player {player} decision {len(game.history)} {digest.hexdigest()}"
 
 
+# ---- pyspiel's module-level (de)serializers, guarded for this game -----------------------------
+# OpenSpiel's own serialize_game_and_state / deserialize_game_and_state run C++ that pickles
+# and unpickles a Python state's attributes.  For python_zavandor these wrappers use our text
+# instead; any other game goes to OpenSpiel's functions unchanged.
+_MARK = "_zavandor_guard"
+
+
+def _guarded_serialize(original: Callable[..., str]) -> Callable[..., str]:
+    def serialize_game_and_state(game: Any, state: Any) -> str:
+        if not isinstance(state, ZavandorState):
+            return original(game, state)
+        return (f"# serialized by zavandor-env\n[Meta]\nVersion: 1\n\n[Game]\n"
+                f"{game.serialize()}\n[State]\n{state.serialize()}\n")
+
+    setattr(serialize_game_and_state, _MARK, original)
+    return serialize_game_and_state
+
+
+def _guarded_deserialize(original: Callable[[str], Any]) -> Callable[[str], Any]:
+    def deserialize_game_and_state(text: str) -> Any:
+        game_string, rng_state, state_text = split_game_and_state(text)
+        game = pyspiel.load_game(game_string)
+        if not isinstance(game, ZavandorGame):
+            return original(text)
+        if rng_state:
+            raise StateTextError("python_zavandor state: the game has no random-state section")
+        return game, game.deserialize_state(state_text)
+
+    setattr(deserialize_game_and_state, _MARK, original)
+    return deserialize_game_and_state
+
+
+def _install_guards() -> None:
+    """Put the wrappers in front of pyspiel's functions (once, even if reloaded)."""
+    for name, guard in (("serialize_game_and_state", _guarded_serialize),
+                        ("deserialize_game_and_state", _guarded_deserialize)):
+        current = getattr(pyspiel, name)
+        setattr(pyspiel, name, guard(getattr(current, _MARK, current)))
+
+
 pyspiel.register_game(_GAME_TYPE, ZavandorGame)
+_install_guards()

@@ -102,8 +102,8 @@ class GameConfig:
     @classmethod
     def from_yaml(cls, path: str | Path) -> GameConfig:
         """Load a game config file (``configs/game/*.yaml``): a mapping of config fields."""
-        from ..resources import data_path
         from ..io.files import UntrustedInputError, load_yaml
+        from ..resources import data_path
 
         try:
             data = load_yaml(data_path(path), what="game config")

@@ -28,11 +28,11 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any, SupportsIndex
 
+from ..io.files import UntrustedInputError, parse_json
 from . import auction, turn
 from .actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
 from .config import GameConfig
 from .errors import IllegalActionError, ReplayError
-from ..io.files import UntrustedInputError, parse_json
 from .flow import new_state, start_round
 from .hands import Hand, hand_of
 from .native import core_from_state, new_core, resolve_backend

@@ -35,6 +35,7 @@ _WORDS = {
     "greater_than_equal": "must be >= {ge}", "greater_than": "must be > {gt}",
     "less_than_equal": "must be <= {le}", "less_than": "must be < {lt}",
     "literal_error": "must be {expected}", "too_short": "must hold at least {min_length} entries",
+    "too_long": "must hold at most {max_length} entries",
 }
 T = TypeVar("T", bound=type)
 
@@ -65,7 +66,9 @@ def one_line(exc: ValidationError, *, label: str = "{}", what: str = "key",
         message = " " + words.format(**error.get("ctx", {}))
     else:  # a rarer check: pydantic's own words
         message = ": " + error["msg"][0].lower() + error["msg"][1:]
-    return f"{_key(loc, label)}{message}, got {error['input']!r}"
+    shown = repr(error["input"])  # a file may hold a megabyte value: the line stays short
+    shown = shown if len(shown) <= 80 else f"{shown[:77]}..."
+    return f"{_key(loc, label)}{message}, got {shown}"
 
 def _key(loc: tuple[Any, ...], label: str) -> str:
     """``("opponent_weights", "random")`` -> ``config key 'opponent_weights' ['random']``."""
