@@ -4,8 +4,8 @@
 :class:`~zavandor_env.envs.SingleAgentEnv` whose opponents are agents given by spec (registry
 names such as ``"heuristic"`` or ``"mcts:iterations=200"``, see
 :mod:`zavandor_env.agents.registry`), so the Gymnasium id can offer rule-based opponents while
-the environment layer stays free of agents.  ``SingleAgentEnv(...)`` itself keeps uniform random
-opponents by default.
+the environment layer stays free of agents.  ``SingleAgentEnv(...)`` defaults to the same
+``"novice"`` opponents (``opponents=None``: uniform random play).
 
 Why the default opponents are ``"novice"`` (:class:`~zavandor_env.agents.novice.NoviceAgent`:
 the heuristic with a random lapse on 2% of its turn decisions): a learner must be able to win
@@ -16,7 +16,7 @@ thousands of steps by learning not to curse itself, and the heuristic it is buil
 rest of the game to learn (measured: docs/benchmarks.md, "Learning against Zavandor-v0's
 default opponents").
 
-The README's quickstart section gives the commands.
+docs/tutorials/train.md ("MaskablePPO in a minute") gives the commands.
 """
 
 from __future__ import annotations

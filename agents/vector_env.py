@@ -71,8 +71,21 @@ every game (``rng``: this env's seeded ``numpy.random.Generator``), so training 
 episode's opponents from a pool.  The learner's seat is drawn per episode from the same
 generator unless ``learner_seat`` is given.
 
-An illegal learner action raises ``ValueError`` naming the game, before any game changes
-(``illegal_reward`` is accepted for a uniform option set but never paid).
+**Infos** follow the contract of every face (:mod:`zavandor_env.envs.contract`): every
+``reset`` and ``step`` returns the keys of the single env's ``info``, batched as Gymnasium's
+``SyncVectorEnv`` batches them (``action_mask`` int8[N, A], ``seat`` and ``rounds`` int64[N],
+flags bool[N], ``scores`` / ``ranks`` int32[N, P], ``winners`` int8[N, P], each with its ``_key``
+mask).  A slot whose game is over and not yet restarted (``NEXT_STEP``) has a mask allowing
+:data:`~zavandor_env.envs.contract.FINISHED_ACTION` alone (its next action is ignored): a mask
+here is never all-False.
+
+**Illegal actions**: ``illegal_action="terminate"`` (default, as ``gymnasium.make``) ends that
+game with ``illegal_reward`` (``terminated``, ``info["illegal_action"]`` true, the unfinished
+game's scores in the result keys), the other games stepping on; ``"raise"`` raises
+``ValueError`` naming the game, before any game changes.
+
+A copy or pickle is refused in one line (``TypeError``): the games live in the native core,
+which cannot hand a game slot's state, opponents' generator included, back.
 """
 
 from __future__ import annotations
@@ -95,6 +108,13 @@ from zavandor_env.engine.game import check_seed
 from zavandor_env.engine.native import core_module
 from zavandor_env.engine.outcome import Outcome, make_outcome
 from zavandor_env.envs.aec import _check_option_names
+from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action
+from zavandor_env.envs.info import (
+    batched_running_info,
+    batched_values,
+    fill_result,
+    with_presence,
+)
 from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.envs.rewards import RewardConfig
 from zavandor_env.envs.single_agent import check_learner_seat
@@ -191,6 +211,9 @@ class ZavandorVectorEnv(VectorEnv):
             names, ``"SameStep"`` / ``"NextStep"``), see the module docstring.
         reward, vp_delta, step_reward, truncation_reward, illegal_reward: the
             :class:`~zavandor_env.envs.rewards.RewardConfig` fields.
+        illegal_action: ``"terminate"`` (default: an illegal learner action ends that game
+            with ``illegal_reward``) or ``"raise"`` (``ValueError`` naming the game, before
+            any game changes).
         **rule_options: :class:`~zavandor_env.engine.GameConfig` fields (``max_rounds``, ...).
     """
 
@@ -213,9 +236,11 @@ class ZavandorVectorEnv(VectorEnv):
         step_reward: float = RewardConfig.step_reward,
         truncation_reward: float = RewardConfig.truncation_reward,
         illegal_reward: float = RewardConfig.illegal_reward,
+        illegal_action: str = "terminate",
         **rule_options: Any,
     ) -> None:
         _check_option_names(rule_options)
+        self.illegal_action = check_illegal_action(illegal_action)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.reward_config = RewardConfig(
@@ -460,7 +485,7 @@ class ZavandorVectorEnv(VectorEnv):
         self._started = True
         self._after_decision_point(np.ones(self.num_envs, bool))
         self._vec.observe(self._obs, self._mask)
-        return self._out_obs(), {}
+        return self._out_obs(), self._running_info()
 
     def step(
         self, actions: Any
@@ -473,8 +498,20 @@ class ZavandorVectorEnv(VectorEnv):
             raise ValueError(f"actions must be {self.num_envs} integers, got {given.dtype} "
                              f"{given.shape}")
         buf[:] = given.reshape(self.num_envs)
+        if self._to_restart.any():
+            self._stand_in_for_ignored(buf)
         vec = self._vec
-        vec.step(buf)  # ValueError naming the game for an illegal action; nothing changed
+        illegal, last_obs = None, self._obs
+        try:
+            vec.step(buf)  # ValueError naming the game for an illegal action; nothing changed
+        except ValueError:
+            illegal = self._illegal_slots(buf)
+            if illegal is None or self.illegal_action == "raise":
+                raise
+            last_obs = self._obs.copy()  # the games as the illegal actions found them
+            self._unfinished_outcomes(illegal)
+            buf[illegal] = self._mask[illegal].argmax(axis=1)  # stand-ins: games dropped
+            vec.step(buf)
         self._resolve_pending()
         restarted = self._restart_ended()
         vec.status(self._status)
@@ -485,31 +522,69 @@ class ZavandorVectorEnv(VectorEnv):
         done = self._status == DONE
         terminated = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
-        infos: dict[str, Any] = {}
         if restarted is not None:
             rewards[restarted] = 0.0  # a new game's first observation: nothing paid yet
             learner_vp[restarted] = self._last_vp[restarted]
-        if done.any():
-            # Every game's observation now: the finished ones' last (final_obs), the others'
-            # current one (resetting the finished games does not touch them).
+        if illegal is not None:
+            done &= ~illegal  # (the stand-in move may have ended that game: it is over anyway)
+            rewards[illegal] = cfg.illegal_reward
+        self._last_vp[:] = learner_vp
+        ended = done if illegal is None else done | illegal
+        if not ended.any():
             vec.observe(self._obs, self._mask)
-            result = self._finish(done, rewards, terminated, truncated)
-            self._last_vp[:] = learner_vp
-            if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-                self._to_restart |= done  # restarted by the next step
-                return (self._out_obs(), rewards.astype(np.float32), terminated, truncated,
-                        result)
-            infos = {"final_obs": self._final_obs(done), "_final_obs": done,
-                     "final_info": result, "_final_info": done}
-            finished = np.flatnonzero(done)
-            self._start_all(finished.tolist())
-            self._after_decision_point(done)
-            for env in finished:  # the next games' first observations
-                vec.observe_env(int(env), self._obs[env], self._mask[env])
-        else:
-            self._last_vp[:] = learner_vp
-            vec.observe(self._obs, self._mask)
+            return (self._out_obs(), rewards.astype(np.float32), terminated, truncated,
+                    self._running_info())
+        # Every game's observation now: the finished ones' last (final_obs), the others'
+        # current one (resetting the finished games does not touch them).
+        vec.observe(self._obs, self._mask)
+        if illegal is not None:
+            self._obs[illegal] = last_obs[illegal]  # the game as the illegal action found it
+        result = self._finish(done, rewards, terminated, truncated, illegal)
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._to_restart |= ended  # restarted by the next step
+            return (self._out_obs(), rewards.astype(np.float32), terminated, truncated,
+                    result)
+        final_obs = self._final_obs(ended)
+        finished = np.flatnonzero(ended)
+        self._start_all(finished.tolist())
+        self._after_decision_point(ended)
+        for env in finished:  # the next games' first observations
+            vec.observe_env(int(env), self._obs[env], self._mask[env])
+        infos = self._running_info()
+        infos.update({"final_obs": final_obs, "_final_obs": ended.copy(),
+                      "final_info": result, "_final_info": ended.copy()})
         return (self._out_obs(), rewards.astype(np.float32), terminated, truncated, infos)
+
+    def _stand_in_for_ignored(self, buf: np.ndarray) -> None:
+        """NEXT_STEP: a slot whose episode ended on the last step has its action ignored;
+        if its native game still waits (an episode ended by an illegal action), it gets a
+        stand-in legal move (that game is dropped when the slot restarts)."""
+        native_mask = self._mask
+        waiting = self._to_restart & native_mask.any(axis=1)
+        if waiting.any():
+            buf[waiting] = native_mask[waiting].argmax(axis=1)
+
+    def _illegal_slots(self, buf: np.ndarray) -> np.ndarray | None:
+        """bool[N]: the slots whose learner action is illegal now (None if none)."""
+        in_range = (buf >= 0) & (buf < NUM_ACTIONS)
+        legal = in_range & self._mask[self._rows, np.where(in_range, buf, 0)]
+        illegal = ~legal & ~self._to_restart
+        return illegal if illegal.any() else None
+
+    def _unfinished_outcomes(self, envs: np.ndarray) -> None:
+        """Record the outcome of the unfinished games ``envs`` (bool[N]), ended by an illegal
+        learner action now, before the native step moves them."""
+        n, p = self.num_envs, self.num_players
+        vp, eliminated = np.zeros((n, p), np.int32), np.zeros((n, p), np.bool_)
+        rounds, decisions = np.zeros(n, np.int32), np.zeros(n, np.int32)
+        self._vec.vp(vp)
+        self._vec.eliminated(eliminated)
+        self._vec.rounds(rounds)
+        self._vec.decisions(decisions)
+        for env in np.flatnonzero(envs).tolist():
+            self._final_outcomes[env] = outcome_from_arrays(
+                vp[env].tolist(), eliminated[env].tolist(), 0, False, False, int(rounds[env]),
+                int(decisions[env]))
 
     def _restart_ended(self) -> np.ndarray | None:
         """NEXT_STEP: start new games in the slots whose game ended on the previous step (the
@@ -523,8 +598,41 @@ class ZavandorVectorEnv(VectorEnv):
         return restarted
 
     def action_masks(self) -> np.ndarray:
-        """bool[N, A]: each game's legal learner actions now (MaskablePPO)."""
-        return self._mask.copy()
+        """bool[N, A]: each game's legal learner actions now (MaskablePPO); a slot whose game
+        is over and waits for its restart (``NEXT_STEP``) allows ``FINISHED_ACTION`` alone."""
+        masks = self._mask.copy()
+        waiting = self._to_restart
+        if waiting.any():
+            masks[waiting] = False
+            masks[waiting, FINISHED_ACTION] = True
+        return masks
+
+    def _running_info(self) -> dict[str, Any]:
+        """Every slot's info as running games (the contract's keys, batched)."""
+        return batched_running_info(self.action_masks(), self._seats, self.num_players)
+
+    # ---- Gymnasium's per-env calls (SyncVectorEnv / AsyncVectorEnv have them; skrl calls
+    # ``call("render")`` every step) ----------------------------------------------------------
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """One result per game, as ``SyncVectorEnv.call``: ``render`` (``None``: the games
+        do not render) and ``action_masks`` (each game's bool[A])."""
+        if name == "render":
+            return (None,) * self.num_envs
+        if name == "action_masks":
+            return tuple(self.action_masks())
+        raise AttributeError(f"ZavandorVectorEnv games have no method {name!r} to call "
+                             f"(known: render, action_masks)")
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """One value per game, as ``SyncVectorEnv.get_attr``: ``seat`` (each game's learner
+        seat) or an attribute shared by every game (``render_mode``, ``num_players``...)."""
+        if name == "seat":
+            return tuple(int(s) for s in self._seats)
+        return (getattr(self, name),) * self.num_envs
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError("ZavandorVectorEnv cannot be copied or pickled: its games live in the "
+                        "native core; copy a SingleAgentEnv, or build the vector env anew")
 
     # ---- internals ------------------------------------------------------------------------
     def _out_obs(self) -> np.ndarray:
@@ -538,9 +646,11 @@ class ZavandorVectorEnv(VectorEnv):
         self._last_vp[envs] = vp[envs]
 
     def _finish(self, done: np.ndarray, rewards: np.ndarray, terminated: np.ndarray,
-                truncated: np.ndarray) -> dict[str, Any]:
-        """Final rewards, flags and infos of the games that just ended (``done``, bool[N]),
-        in Gymnasium's vector-info layout (``key`` arrays plus ``_key`` masks)."""
+                truncated: np.ndarray, illegal: np.ndarray | None) -> dict[str, Any]:
+        """Final rewards, flags and infos of the games that just ended by the rules or a
+        safety limit (``done``, bool[N]) or by an illegal learner action (``illegal``, their
+        outcomes already recorded), in Gymnasium's vector-info layout (the contract's keys,
+        ``_key`` masks true for the ended games)."""
         n, p = self.num_envs, self.num_players
         vec, cfg = self._vec, self.reward_config
         eliminated = np.zeros((n, p), np.bool_)
@@ -553,8 +663,8 @@ class ZavandorVectorEnv(VectorEnv):
         vec.decisions(decisions)
         terminated &= done
         truncated &= done
-        ranks = np.zeros((n, p), np.int32)
-        won = np.zeros((n, p), np.int8)
+        ended = done.copy()
+        info = batched_values(self._mask, self._seats, p)
         vp, seats = self._vp.tolist(), self._seats.tolist()
         for env in np.flatnonzero(done).tolist():
             outcome = outcome_from_arrays(vp[env], eliminated[env].tolist(), winners[env],
@@ -562,21 +672,21 @@ class ZavandorVectorEnv(VectorEnv):
                                           decisions[env])
             rewards[env] += cfg.final_rewards(outcome)[seats[env]]
             self._final_outcomes[env] = outcome
-            ranks[env] = outcome.ranks
-            won[env, list(outcome.winners)] = 1
-        self.episodes += int(done.sum())
-        mask = done.copy()
-        values = {
-            "game_over": done.copy(), "terminated": terminated.copy(),
-            "truncated": truncated.copy(), "illegal_action": np.zeros(n, bool),
-            "scores": np.where(done[:, None], self._vp, 0).astype(np.int32), "ranks": ranks,
-            "winners": won, "rounds": np.where(done, rounds, 0), "seat": self._seats.copy(),
-        }
-        result: dict[str, Any] = {}
-        for key, value in values.items():
-            result[key] = value
-            result[f"_{key}"] = mask
-        return result
+            fill_result(info, env, outcome)
+        if illegal is not None:
+            terminated |= illegal  # the episode ended (the game itself did not)
+            ended |= illegal
+            for env in np.flatnonzero(illegal).tolist():
+                unfinished = self._final_outcomes[env]
+                assert unfinished is not None  # recorded by _unfinished_outcomes
+                fill_result(info, env, unfinished, illegal_action=True)
+        info["action_mask"][ended] = 0
+        info["action_mask"][ended, FINISHED_ACTION] = 1
+        self.episodes += int(ended.sum())
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            # every slot's info (the running ones' too), all keys present
+            return with_presence(info, np.ones(n, bool))
+        return with_presence(info, ended)
 
     def _final_obs(self, done: np.ndarray) -> np.ndarray:
         """The last observation of each game that just ended (an object array, ``None``

@@ -138,10 +138,11 @@ def test_novice_blunder_must_be_a_probability(blunder: object) -> None:
 
 def test_quickstart_is_readmes_script_on_the_registered_id() -> None:
     text = QUICKSTART.read_text(encoding="utf-8")
-    # README: "docs/quickstart.py is the same script" (the file adds only its docstring), so
-    # tests/test_readme.py's run of README's block (with its `# test:` budgets) runs this file.
+    # docs/tutorials/train.md: "docs/quickstart.py is the same script" (the file adds only its
+    # docstring), so tests/test_env_docs.py's run of that block (with its `# test:` budgets)
+    # runs this file.
     code = text.split('"""', 2)[2].strip()
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "tutorials" / "train.md").read_text(encoding="utf-8")
     assert f"```python\n{code}\n```" in readme
     assert 'gymnasium.make("Zavandor-v0")' in text and 'MaskablePPO("MlpPolicy", env' in text
     assert re.search(r"^STEPS = 50_000  # test: \d+$", text, re.M)

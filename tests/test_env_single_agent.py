@@ -174,7 +174,8 @@ def test_function_agents_and_agents_play_the_other_seats() -> None:
 
 def test_set_opponents_takes_effect_at_the_next_reset() -> None:
     calls = []
-    env = SingleAgentEnv(num_players=2, learner_seat=0, max_rounds=2, allow_overbid=False)
+    env = SingleAgentEnv(num_players=2, learner_seat=0, max_rounds=2, allow_overbid=False,
+                         opponents=None)
     env.reset(seed=0)
     env.set_opponents(FunctionAgent(lambda obs, view, legal: calls.append(1) or legal[0]))
     assert not calls and env.opponents == (None,)
@@ -202,15 +203,16 @@ def test_anything_but_none_or_an_agent_is_refused_with_a_hint_to_wrap_it(opponen
 
 
 def test_a_refused_set_opponents_leaves_the_current_opponents_in_place() -> None:
-    env = SingleAgentEnv(num_players=2)
+    env = SingleAgentEnv(num_players=2, opponents=None)
     with pytest.raises(TypeError, match="FunctionAgent"):
         env.set_opponents(lambda observation: 0)
     env.reset(seed=0)
     assert env.opponents == (None,)
 
 
-def test_the_plain_class_keeps_uniform_random_opponents_by_default() -> None:
-    assert SingleAgentEnv(num_players=4).opponents == (None, None, None)
+def test_the_plain_class_plays_the_novice_by_default_and_random_on_request() -> None:
+    assert [o.name for o in SingleAgentEnv(num_players=4).opponents] == ["novice"] * 3
+    assert SingleAgentEnv(num_players=4, opponents=None).opponents == (None, None, None)
 
 
 def test_opponents_of_the_wrong_count_are_rejected() -> None:

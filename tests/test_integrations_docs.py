@@ -30,7 +30,11 @@ SHORTEN = re.compile(r"^(\s*\w+\s*=\s*)[^#\n]+#\s*test:\s*(\S+)\s*$", re.M)
 #: The module each section's library is imported as, and the extra that installs it.
 NEEDS = {"PettingZoo": ("pettingzoo", "rl"), "Gymnasium": ("gymnasium", "rl"),
          "Stable-Baselines3": ("sb3_contrib", "rl"), "Tianshou": ("tianshou", "integrations"),
-         "TorchRL": ("torchrl", "integrations"), "OpenSpiel": ("pyspiel", "openspiel")}
+         "TorchRL": ("torchrl", "integrations"), "OpenSpiel": ("pyspiel", "openspiel"),
+         "skrl": ("skrl", "integrations"),
+         # AgileRL pins its own PettingZoo: no extra; tests/test_integrations_routes.py runs
+         # its snippet in a virtual environment of its own.
+         "AgileRL": ("agilerl", "")}
 
 
 def _python_blocks() -> list[tuple[str, int, str]]:
@@ -65,7 +69,8 @@ def test_every_library_has_a_runnable_snippet() -> None:
 def test_integration_snippet_runs(title: str, index: int, code: str, tmp_path: Path) -> None:
     module, extra = _library(title)
     if importlib.util.find_spec(module) is None:
-        pytest.skip(f'needs the [{extra}] extra: pip install -e ".[{extra}]"')
+        pytest.skip(f'needs the [{extra}] extra: pip install -e ".[{extra}]"' if extra else
+                    f"needs {module} in a virtual environment of its own (see its section)")
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
     short = SHORTEN.sub(lambda m: f"{m.group(1)}{m.group(2)}", code)
     result = subprocess.run([sys.executable, "-c", short], cwd=tmp_path, env=env,

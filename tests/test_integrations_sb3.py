@@ -43,8 +43,8 @@ def test_sb3_wrappers_take_it() -> None:
 def test_unknown_options_are_type_errors_and_bad_specs_value_errors() -> None:
     with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
         make_vec_env(2, frameskip=4)
-    with pytest.raises(TypeError, match="illegal_reward"):
-        make_vec_env(2, illegal_reward=-2)
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        make_vec_env(2, illegal_action="ignore")
     with pytest.raises(AgentSpecError):
         make_vec_env(2, opponents="no_such_agent")
     with pytest.raises(ValueError, match="num_envs"):

@@ -58,7 +58,8 @@ def test_training_env_adds_no_reward_of_its_own() -> None:
     cfg = TrainConfig(game={"max_decisions": 60}, vp_delta=0.01, step_reward=-0.125,
                       truncation_reward=-3.0, opponent_weights={"random": 1.0}, learner_seat=0)
     training = make_training_env(cfg, PoolSpec(cfg.opponent_weights), 0)()
-    bare = SingleAgentEnv(num_players=2, learner_seat=0, **cfg.env_options())
+    bare = SingleAgentEnv(num_players=2, learner_seat=0, opponents=None,  # random, as the pool
+                          **cfg.env_options())
     training.reset(seed=5)
     bare.reset(seed=5)
     rng = np.random.default_rng(3)

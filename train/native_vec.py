@@ -33,8 +33,13 @@ Everything the trainer sees is what it sees from ``DummyVecEnv(TrainingEnv...)``
   False and PPO does not bootstrap a future that never comes; the raw flag is
   ``infos[i]["truncated"]`` (``bootstrap_truncated=True`` reports it as SB3's time limit).
 
-Illegal learner actions raise ``ValueError`` (MaskablePPO never takes one), so ``illegal`` is
-always 0 here.
+Every ``infos[i]`` holds, at every step, the single env's info keys (``action_mask``, ``seat``
+and the result keys of :mod:`zavandor_env.envs.info`, Python scalars and NumPy arrays: the
+contract of every face, :mod:`zavandor_env.envs.contract`); on the step that ends a game
+they describe the finished game (its mask allowing ``FINISHED_ACTION`` alone), beside SB3's
+keys.  An illegal learner action ends that game with ``illegal_reward``
+(``illegal_action="terminate"``, the default; counted in ``illegal``) or raises ``ValueError``
+(``"raise"``); MaskablePPO never takes one.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from zavandor_env.agents.policy_file import NumpyPolicy
 from zavandor_env.agents.registry import parse_spec
+from zavandor_env.envs.rewards import RewardConfig
 
 from .config import SNAPSHOT, TrainConfig
 from .envs import ACTION_TO_BLOCK, BLOCK_NAMES, episode_summary
@@ -97,10 +103,14 @@ class NativeVecEnv(VecEnv):
             ``seed()`` + ``reset()`` (what SB3 does) reseed.
         bootstrap_truncated: report cut-off games as SB3 time limits (PPO then bootstraps
             them); default False, as TrainingEnv.
+        illegal_action: ``"terminate"`` (default) or ``"raise"`` (see the module docstring).
+        illegal_reward: what an illegal action that ends a game pays (default -1).
     """
 
     def __init__(self, cfg: TrainConfig, spec: PoolSpec, num_envs: int | None = None,
-                 seed: int = 0, bootstrap_truncated: bool = False) -> None:
+                 seed: int = 0, bootstrap_truncated: bool = False,
+                 illegal_action: str = "terminate",
+                 illegal_reward: float = RewardConfig.illegal_reward) -> None:
         from zavandor_env.agents.vector_env import ZavandorVectorEnv
 
         n = cfg.n_envs if num_envs is None else int(num_envs)
@@ -114,7 +124,8 @@ class NativeVecEnv(VecEnv):
         self._seed_streams(seed)
         self.venv = ZavandorVectorEnv(n, cfg.num_players, opponents=self._sample,
                                       seed=self._env_seed, learner_seat=cfg.learner_seat,
-                                      copy=True, **cfg.env_options())
+                                      copy=True, illegal_action=illegal_action,
+                                      illegal_reward=illegal_reward, **cfg.env_options())
         self.render_mode = None
         self._rows = np.arange(n)
         self._actions = np.zeros(n, np.int64)
@@ -222,10 +233,10 @@ class NativeVecEnv(VecEnv):
         seed = self._seeds[0]
         if seed is not None:
             self._seed_streams(seed)
-        obs, _ = self.venv.reset(seed=self._env_seed if seed is not None else None)
+        obs, infos = self.venv.reset(seed=self._env_seed if seed is not None else None)
         self._reset_seeds()
         self._reset_options()
-        self.reset_infos = [{} for _ in range(self.num_envs)]
+        self.reset_infos = unbatch_info(infos, self.num_envs)
         self._add_time(start)
         return obs
 
@@ -241,20 +252,24 @@ class NativeVecEnv(VecEnv):
         labels = list(self._labels)  # the sampler replaces a finished game's entry
         obs, rewards, terminated, truncated, infos = self.venv.step(actions)
         dones = terminated | truncated
+        out = unbatch_info(infos, self.num_envs)
         if not dones.any():
             self._add_time(start)
-            return obs, rewards, dones, [{} for _ in self._rows]
-        out: list[dict[str, Any]] = [{} for _ in self._rows]
+            return obs, rewards, dones, out
         final_obs = infos["final_obs"]
-        final = infos["final_info"]
+        final = unbatch_info(infos["final_info"], self.num_envs)
         for i in np.flatnonzero(dones).tolist():
             outcome = self.venv.final_outcome(i)
+            illegal = final[i]["illegal_action"]
             cut_off = bool(truncated[i])
-            out[i] = {"terminal_observation": final_obs[i],
-                      "TimeLimit.truncated": cut_off and self.bootstrap_truncated,
-                      "truncated": cut_off, "outcome": outcome}
-            self._episodes[i].append(episode_summary(outcome, int(final["seat"][i]),
-                                                   labels[i]))
+            self.reset_infos[i] = out[i]  # the next game's, as DummyVecEnv keeps them
+            out[i] = final[i]
+            out[i].update({"terminal_observation": final_obs[i],
+                           "TimeLimit.truncated": cut_off and self.bootstrap_truncated,
+                           "outcome": outcome})
+            self._illegal[i] += illegal
+            self._episodes[i].append(episode_summary(outcome, final[i]["seat"], labels[i],
+                                                     illegal))
         self._add_time(start)
         return obs, rewards, dones, out
 
@@ -305,6 +320,22 @@ class NativeVecEnv(VecEnv):
         if isinstance(indices, (int, np.integer)):
             return [int(indices)]
         return [int(i) for i in indices]
+
+
+def unbatch_info(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
+    """SB3's one dict per game from a batched Gymnasium vector info (the keys present for
+    that game; ``_key`` masks dropped): NumPy scalars become Python ones, array rows stay
+    arrays (views of the step's own new arrays), as the single env's ``info`` holds them."""
+    out: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+    for key, value in infos.items():
+        if key.startswith("_") or not isinstance(value, np.ndarray) or value.dtype == object:
+            continue
+        present = infos.get(f"_{key}")
+        rows = value.tolist() if value.ndim == 1 else list(value)
+        for i, row in enumerate(rows):
+            if present is None or present[i]:
+                out[i][key] = row
+    return out
 
 
 def make_native_vec_env(cfg: TrainConfig, spec: PoolSpec, start_step: int = 0) -> NativeVecEnv:

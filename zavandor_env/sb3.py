@@ -18,7 +18,11 @@ observation in ``obs`` and the finished game's last in ``infos[i]["terminal_obse
 ``infos[i]["outcome"]`` is the finished game's
 :class:`~zavandor_env.engine.outcome.Outcome` (SB3 never batches infos).  A game cut off by a
 safety limit is over for good (priced with ``truncation_reward``), so it is not reported as a
-time limit to bootstrap (``infos[i]["truncated"]`` holds the raw flag).
+time limit to bootstrap (``infos[i]["truncated"]`` holds the raw flag).  Every ``infos[i]``
+holds the single env's info keys (``action_mask``, ``seat``, the result keys); the rewards
+default to the environment's (``RewardConfig``: the rulebook outcome, no shaping), as
+``gymnasium.make("Zavandor-v0")``; an illegal action ends that game with ``illegal_reward``
+(``illegal_action="raise"`` raises instead).
 
 This module sits above ``train`` in the layering (it builds training's ``VecEnv``), beside the
 CLI; it imports Stable-Baselines3.
@@ -31,6 +35,7 @@ from typing import Any
 
 from .agents.registry import parse_spec
 from .envs.aec import _check_option_names
+from .envs.contract import check_illegal_action
 from .envs.rewards import RewardConfig
 from .train.config import ENV_REWARD_KEYS, TrainConfig
 from .train.native_vec import NativeVecEnv
@@ -48,6 +53,7 @@ def make_vec_env(
     opponents: str | Mapping[str, float] = DEFAULT_OPPONENTS,
     seed: int = 0,
     learner_seat: int | None = None,
+    illegal_action: str = "terminate",
     **options: Any,
 ) -> NativeVecEnv:
     """``num_envs`` games on the native core as an SB3 ``VecEnv`` with ``action_masks()``.
@@ -62,18 +68,22 @@ def make_vec_env(
         seed: seeds the games, the learner seats and the opponents' draws (SB3's
             ``model.set_random_seed`` reseeds it, as for any ``VecEnv``).
         learner_seat: the learner's seat, or ``None`` to draw it per episode.
+        illegal_action: ``"terminate"`` (default: an illegal action ends that game with
+            ``illegal_reward``, ``infos[i]["illegal_action"]`` true) or ``"raise"``
+            (``ValueError`` naming the game).
         **options: reward options (``reward``, ``vp_delta``, ``step_reward``,
-            ``truncation_reward``) and rule options (``max_rounds``, ...); an unknown one
-            raises ``TypeError``.  ``illegal_reward`` is refused: the native env raises on an
-            illegal action (a masked learner never takes one) rather than pay it.
+            ``truncation_reward``, ``illegal_reward``; each defaults to
+            :class:`~zavandor_env.envs.rewards.RewardConfig`'s, as ``gymnasium.make`` does:
+            no shaping unless asked) and rule options (``max_rounds``, ...); an unknown one
+            raises ``TypeError``.
     """
-    if "illegal_reward" in options:
-        raise TypeError("illegal_reward does not apply: this VecEnv raises ValueError on an "
-                        "illegal action (MaskablePPO never takes one)")
     _check_option_names({k: v for k, v in options.items() if k not in RewardConfig.names()})
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-    rewards = {k: v for k, v in options.items() if k in ENV_REWARD_KEYS}
+    illegal_reward = options.pop("illegal_reward", RewardConfig.illegal_reward)
+    # The environment's reward defaults, not the training config's shaping (the trainer
+    # passes its own): one default on every face.
+    rewards = {k: options.get(k, getattr(RewardConfig, k)) for k in ENV_REWARD_KEYS}
     rules = {k: v for k, v in options.items() if k not in ENV_REWARD_KEYS}
     cfg = TrainConfig(num_players=num_players, n_envs=num_envs, learner_seat=learner_seat,
                       seed=seed, game=rules, **rewards)
@@ -81,4 +91,6 @@ def make_vec_env(
                else {str(k): float(v) for k, v in opponents.items()})
     for spec in weights:
         parse_spec(spec)  # an unknown agent is refused now, not at the first reset
-    return NativeVecEnv(cfg, PoolSpec(weights=weights), seed=seed)
+    return NativeVecEnv(cfg, PoolSpec(weights=weights), seed=seed,
+                        illegal_action=check_illegal_action(illegal_action),
+                        illegal_reward=illegal_reward)

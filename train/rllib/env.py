@@ -22,6 +22,14 @@ mapping function (:mod:`.league`): the environment does not know who plays whom.
 
 Observation per agent: ``{"observations": float32[OBS_SIZE], "action_mask": float32[A]}`` with
 ``A = NUM_ACTIONS + len(scripted)`` (the mask is float for the masking arithmetic).
+
+The contract of every face (:mod:`zavandor_env.envs.contract`): each agent that receives an
+observation receives ``infos[agent]`` with ``seat`` and the result keys of
+:mod:`zavandor_env.envs.info` (zeros while the game runs; the result at its end, beside the
+``zavandor`` summary); the last observations' mask allows ``FINISHED_ACTION`` alone (never
+all-zero); ``illegal_action`` (config key) is ``"terminate"`` (default: the game ends, the
+offender paid ``illegal_reward``) or ``"raise"``; a pickle or copy carries the game in
+progress.
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.outcome import game_outcome
 from zavandor_env.envs.aec import raw_env
+from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action
+from zavandor_env.envs.info import result_info, running_info
 from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
 
 from ..envs import ACTION_TO_BLOCK, BLOCK_NAMES
@@ -80,6 +90,7 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         config = dict(config or {})
         self.aec = raw_env(num_players=int(config.get("num_players", 2)),
                            **dict(config.get("options", {})))
+        self.illegal_action = check_illegal_action(config.get("illegal_action", "terminate"))
         self.num_players = self.aec.config.num_players
         self.specs: list[AgentSpec] = [parse_spec(s) for s in config.get("scripted", [])]
         self.num_actions = num_env_actions(len(self.specs))
@@ -117,7 +128,7 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         self._blocks[:] = 0
         self._paid[:] = 0.0
         agent = self.aec.agent_selection
-        return {agent: self._observe(agent)}, {}
+        return {agent: self._observe(agent)}, {agent: self._info(agent)}
 
     def step(self, action_dict: MultiAgentDict) -> tuple[  # type: ignore[override]
             MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
@@ -131,6 +142,8 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         if action >= NUM_ACTIONS:
             action = self._delegate(seat, action - NUM_ACTIONS)
         if action not in aec.game.legal_actions():
+            if self.illegal_action == "raise":
+                aec.step(action)  # IllegalActionError naming the legal actions
             return self._illegal(agent)
         aec.step(action)
         self._blocks[seat, ACTION_TO_BLOCK[action]] += 1
@@ -140,9 +153,14 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         for who, reward in rewards.items():
             self._paid[aec.seat(str(who))] += reward
         nxt = aec.agent_selection
-        return {nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {}
+        return ({nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False},
+                {nxt: self._info(nxt)})
 
     # ---- internals --------------------------------------------------------------------
+    def _info(self, agent: str) -> dict[str, Any]:
+        """The contract's info of a running game for ``agent``."""
+        return {"seat": self.aec.seat(agent), **running_info(self.num_players)}
+
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         raw = self.aec.observe(agent)
         mask = np.zeros(self.num_actions, dtype=np.float32)
@@ -187,11 +205,17 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         obs: MultiAgentDict = {}
         for agent in self.possible_agents:
             seen = self._observe(str(agent))
-            seen[MASK_KEY][:] = 0.0  # the game is over: nothing is legal
+            # The game is over: a mask that is never all-zero, its one action never applied.
+            seen[MASK_KEY][:] = 0.0
+            seen[MASK_KEY][FINISHED_ACTION] = 1.0
             obs[agent] = seen
         done: MultiAgentDict = {a: True for a in self.possible_agents} | {"__all__": True}
         not_cut: MultiAgentDict = {a: False for a in self.possible_agents} | {"__all__": False}
-        infos: MultiAgentDict = {a: {SUMMARY_KEY: summary} for a in self.possible_agents}
+        offender = next(iter(rewards)) if illegal else None
+        infos: MultiAgentDict = {
+            a: {"seat": self.aec.seat(str(a)), **result_info(outcome, a == offender),
+                SUMMARY_KEY: summary}
+            for a in self.possible_agents}
         return obs, rewards, done, not_cut, infos
 
     def close(self) -> None:

@@ -2,9 +2,9 @@
 ``SingleAgentEnv``, the reward settings (``RewardConfig``), the observation layout and the
 benchmark.
 
-``SingleAgentEnv`` plays uniformly random opponents by default; the registered Gymnasium id
-``Zavandor-v0`` builds one against rule-based opponents through the agents layer
-(``zavandor_env.agents.gym_env.make_env``), which this package never imports.
+``SingleAgentEnv`` and the registered Gymnasium id ``Zavandor-v0`` (built by
+``zavandor_env.agents.gym_env.make_env``) play the same default opponents, the agents layer's
+rule-based novice, which this package imports only when that default is used.
 
 Importing this package imports PettingZoo and Gymnasium; ``import zavandor_env.engine`` does not.
 """

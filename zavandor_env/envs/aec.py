@@ -23,6 +23,10 @@ winner, -1 to the loser in 2-player games) computed from the game's
 and pays each ``truncation_reward`` (default -1).  Shaping, off by default: ``vp_delta`` per VP
 gained and ``step_reward`` per own decision.
 
+A pickle or ``copy.deepcopy`` of the environment (wrapped or not) carries the game in progress;
+:func:`env` takes ``illegal_action="terminate"`` (default) or ``"raise"``, the option every face
+shares (:mod:`.contract`).
+
 ``infos[agent]`` holds, at every step, the result keys of :mod:`.info` (``game_over``,
 ``terminated``, ``truncated``, ``illegal_action``, ``scores``, ``ranks``, ``winners``,
 ``rounds``): only values that replay buffers can batch, the same keys however the game ends
@@ -46,6 +50,7 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.game import check_seed
 from ..engine.native import resolve_backend
 from ..engine.outcome import Outcome, game_outcome
+from .contract import check_illegal_action
 from .info import result_info, running_info
 from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
 from .render import RENDER_MODES, Renderer
@@ -54,17 +59,23 @@ from .rewards import RewardConfig
 ENV_NAME = "zavandor_v0"
 
 
-def env(num_players: int = 2, render_mode: str | None = None, **options: Any) -> AECEnv:
+def env(num_players: int = 2, render_mode: str | None = None,
+        illegal_action: str = "terminate", **options: Any) -> AECEnv:
     """The ``zavandor_v0`` AEC environment with PettingZoo's standard wrappers.
 
     ``options`` are the reward options of :class:`~zavandor_env.envs.rewards.RewardConfig`
     (``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward``, ``illegal_reward``),
     ``backend`` (see :class:`raw_env`) and :class:`~zavandor_env.engine.GameConfig` rule
-    options (e.g. ``max_rounds``).  An illegal
-    action ends the game with ``illegal_reward`` (default -1) for the offender.
+    options (e.g. ``max_rounds``).  ``illegal_action="terminate"`` (default): an illegal
+    action ends the game with ``illegal_reward`` (default -1) for the offender; ``"raise"``:
+    it raises :class:`~zavandor_env.engine.IllegalActionError` and changes nothing (the
+    contract of every face, :mod:`.contract`).
     """
+    mode = check_illegal_action(illegal_action)
     raw = raw_env(num_players=num_players, render_mode=render_mode, **options)
-    wrapped: AECEnv = EndOnIllegalWrapper(raw, illegal_reward=raw.reward_config.illegal_reward)
+    wrapped: AECEnv = raw
+    if mode == "terminate":
+        wrapped = EndOnIllegalWrapper(raw, illegal_reward=raw.reward_config.illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     wrapped = wrappers.OrderEnforcingWrapper(wrapped)
     return wrapped
@@ -177,6 +188,25 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._vp: list[int] = []
         self._rewards_set = False
+
+    # ---- copies ---------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle or ``copy.deepcopy`` carries the game in progress (as a saved game, so
+        either backend's game travels) and everything the episode has paid and seen; the
+        copy renders on its own (no shared live page)."""
+        state = dict(self.__dict__)
+        game = state.pop("_game")
+        state["_game_saved"] = None if game is None else game.to_dict()
+        del state["_renderer"], state["_encoder"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        saved = state.pop("_game_saved")
+        self.__dict__.update(state)
+        self._game = None if saved is None else Game.from_dict(saved, backend=self.backend)
+        self._renderer = Renderer(self.render_mode)
+        self._encoder = ObservationEncoder()
 
     @property
     def game(self) -> Game:

@@ -3,7 +3,7 @@
 Replay buffers (Tianshou, TorchRL) and vector wrappers stack ``info`` dicts key by key across
 steps, so a key that appears only on the last step, or holds a Python object, breaks them
 (Tianshou pads the missing rows with ``None`` and refuses the buffer).  Every step's ``info``
-therefore carries the same result keys, with NumPy values, whether the game is running or
+therefore carries the same result keys, with batchable values, whether the game is running or
 over (:data:`RESULT_KEYS`):
 
 * ``game_over`` (bool): the episode has ended, by the rules, by a safety limit or by an
@@ -13,6 +13,10 @@ over (:data:`RESULT_KEYS`):
 * ``illegal_action`` (bool): this agent's illegal action ended the game;
 * ``scores`` (int32[P]), ``ranks`` (int32[P]), ``winners`` (int8[P], 1 for each seat that won
   by the rules), ``rounds`` (int): the result, all zeros while the game runs.
+
+Flags are Python ``bool`` and counts Python ``int`` (never NumPy scalars, which Gymnasium's
+vector envs would batch as object arrays); the dtype rule of every face is in
+:mod:`.contract`.
 
 The rich :class:`~zavandor_env.engine.outcome.Outcome` (``describe()``, ``won(seat)``) is not
 in ``info``: ask the environment, ``env.unwrapped.outcome()``.
@@ -47,10 +51,57 @@ def result_info(outcome: Outcome, illegal_action: bool = False) -> dict[str, Any
     winners = np.zeros(outcome.num_players, np.int8)
     winners[list(outcome.winners)] = 1
     return {
-        "game_over": True, "terminated": outcome.terminated, "truncated": outcome.truncated,
-        "illegal_action": illegal_action,
+        "game_over": True, "terminated": bool(outcome.terminated),
+        "truncated": bool(outcome.truncated), "illegal_action": bool(illegal_action),
         "scores": np.array(outcome.scores, np.int32),
         "ranks": np.array(outcome.ranks, np.int32),
         "winners": winners,
-        "rounds": outcome.rounds,
+        "rounds": int(outcome.rounds),
     }
+
+
+# ---- batched (vector faces) -----------------------------------------------------------------
+def batched_running_info(masks: np.ndarray, seats: np.ndarray, num_players: int
+                         ) -> dict[str, Any]:
+    """The info of ``N`` running games as Gymnasium's ``SyncVectorEnv`` batches
+    :func:`running_info` plus ``action_mask`` and ``seat``: ``action_mask`` int8[N, A],
+    ``seat`` and ``rounds`` int64[N], flags bool[N], ``scores`` / ``ranks`` int32[N, P],
+    ``winners`` int8[N, P]; every key with its all-True ``_key`` mask.  New arrays."""
+    return with_presence(batched_values(masks, seats, num_players), np.ones(len(seats), bool))
+
+
+def batched_values(masks: np.ndarray, seats: np.ndarray, num_players: int) -> dict[str, Any]:
+    """:func:`batched_running_info` without the ``_key`` masks."""
+    n = len(seats)
+    return {
+        "action_mask": masks.astype(np.int8), "seat": seats.astype(np.int64),
+        "game_over": np.zeros(n, bool), "terminated": np.zeros(n, bool),
+        "truncated": np.zeros(n, bool), "illegal_action": np.zeros(n, bool),
+        "scores": np.zeros((n, num_players), np.int32),
+        "ranks": np.zeros((n, num_players), np.int32),
+        "winners": np.zeros((n, num_players), np.int8), "rounds": np.zeros(n, np.int64),
+    }
+
+
+def with_presence(values: dict[str, Any], present: np.ndarray) -> dict[str, Any]:
+    """``values`` with Gymnasium's ``_key`` mask (a copy of ``present``) after each key."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        out[key] = value
+        out[f"_{key}"] = present.copy()
+    return out
+
+
+def fill_result(info: dict[str, Any], row: int, outcome: Outcome,
+                illegal_action: bool = False) -> None:
+    """Write the result of game slot ``row`` (what :func:`result_info` says) into the batched
+    ``info`` of :func:`batched_running_info`."""
+    info["game_over"][row] = True
+    info["terminated"][row] = bool(outcome.terminated)
+    info["truncated"][row] = bool(outcome.truncated)
+    info["illegal_action"][row] = illegal_action
+    info["scores"][row] = outcome.scores
+    info["ranks"][row] = outcome.ranks
+    info["winners"][row] = 0
+    info["winners"][row, list(outcome.winners)] = 1
+    info["rounds"][row] = int(outcome.rounds)

@@ -16,23 +16,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..engine.svg import to_svg
+from ..extras import require
 
 if TYPE_CHECKING:
     from ..engine import Game
 
-_MISSING = (
-    "rasterising the table needs resvg-py and Pillow: pip install \"zavandor-env[render]\" "
-    "(both are in the rl extra too)"
-)
-
-
 def _rasteriser() -> tuple[Any, Any]:
     """The resvg binding and Pillow's Image module, imported lazily with one clear error."""
-    try:
-        import resvg_py
-        from PIL import Image
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
+    require("render", "rasterising the table")
+    import resvg_py
+    from PIL import Image
+
     return resvg_py, Image
 
 

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Game
-from ..io.files import write_atomic
 from ..engine.text import describe
+from ..extras import require
+from ..io.files import write_atomic
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -67,6 +68,8 @@ class Renderer:
 
     def __init__(self, render_mode: str | None) -> None:
         check_render_mode(render_mode)
+        if render_mode == "rgb_array":  # refused now, not at the first render()
+            require("render", 'render_mode="rgb_array"')
         self.render_mode = render_mode
         self.page: Path | None = None  # the live page of "human" mode, made on first use
 

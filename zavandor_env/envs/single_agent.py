@@ -5,8 +5,10 @@ The learner plays one seat (fixed, or drawn per episode); every other seat is pl
 ends).  One episode is one seat's trajectory, so value bootstrapping never mixes seats.
 
 Opponents, one per other seat in seat order after the learner, follow the one agent contract
-(:class:`zavandor_env.engine.agent.Agent`): ``opponents`` is ``None`` (uniform random legal
-play for every other seat: **this class's default**), one :class:`Agent` (copied for each
+(:class:`zavandor_env.engine.agent.Agent`): ``opponents`` is ``"novice"`` (**the default**, as
+for ``gymnasium.make("Zavandor-v0")``: the rule-based novice, see
+:mod:`zavandor_env.agents.gym_env` for why), ``None`` (uniform random legal play for every
+other seat, which ends most games in the first round), one :class:`Agent` (copied for each
 further seat, since an agent plays one seat at a time), or a sequence of ``num_players - 1``
 entries, each ``None`` or an :class:`Agent`.  Each agent is reset for its seat at every episode
 (``reset(seat, num_players, seed)``) and asked ``act(observation, view, legal_actions)``: it sees
@@ -35,7 +37,10 @@ that replay buffers can batch.  The game's :class:`~zavandor_env.engine.outcome.
 
 An illegal learner action ends the episode with ``illegal_reward`` (default -1) and
 ``info["illegal_action"] = True``; :attr:`SingleAgentEnv.illegal_actions` counts them.  With
-``illegal_action="raise"`` it raises instead.
+``illegal_action="raise"`` it raises instead.  The last ``info`` of an episode (and
+:meth:`SingleAgentEnv.action_masks` until the next reset) carries a mask that allows
+:data:`~.contract.FINISHED_ACTION` alone, never all-False (:mod:`.contract`).  A pickle or
+``copy.deepcopy`` carries the episode in progress.
 """
 
 from __future__ import annotations
@@ -53,12 +58,26 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.agent import Agent
 from ..engine.outcome import Outcome, game_outcome
 from .aec import raw_env
+from .contract import check_illegal_action, finished_mask
 from .info import result_info, running_info
-from .observation import OBS_BOUND, OBS_SIZE, mask_array
+from .observation import OBS_BOUND, OBS_SIZE
 from .render import RENDER_MODES, Renderer
 
 #: What ``opponents`` accepts: ``None``, an :class:`Agent`, or one of those per other seat.
 Opponents = Agent | Sequence[Agent | None] | None
+
+#: The default opponents, the same as ``gymnasium.make("Zavandor-v0")``'s.
+DEFAULT_OPPONENTS = "novice"
+
+
+def _default_opponents(opponents: object) -> object:
+    """``opponents`` with the default (``"novice"``) made into agents: the agents layer's
+    novice, imported only when the default is used (the layering contract allows it)."""
+    if not (isinstance(opponents, str) and opponents == DEFAULT_OPPONENTS):
+        return opponents
+    from zavandor_env.agents.novice import NoviceAgent
+
+    return NoviceAgent()
 
 
 def _opponent_error(value: object) -> TypeError:
@@ -108,8 +127,8 @@ class SingleAgentEnv(gymnasium.Env):
     Args:
         num_players: 2 to 6.
         learner_seat: the learner's seat, or ``None`` to draw it uniformly each episode.
-        opponents: ``None`` (default: uniform random legal play), an :class:`Agent`, or a
-            sequence of ``num_players - 1`` of ``None`` / :class:`Agent`.
+        opponents: ``"novice"`` (default), ``None`` (uniform random legal play), an
+            :class:`Agent`, or a sequence of ``num_players - 1`` of ``None`` / :class:`Agent`.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         illegal_action: ``"terminate"`` (default: end the episode with ``illegal_reward``) or
             ``"raise"``.
@@ -125,7 +144,7 @@ class SingleAgentEnv(gymnasium.Env):
         self,
         num_players: int = 2,
         learner_seat: int | None = None,
-        opponents: Opponents = None,
+        opponents: Opponents | str = DEFAULT_OPPONENTS,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
         **options: Any,
@@ -133,9 +152,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec = raw_env(num_players=num_players, **options)
         check_learner_seat(learner_seat, num_players)
         self._renderer = Renderer(render_mode)
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(f"illegal_action must be 'terminate' or 'raise', "
-                             f"got {illegal_action!r}")
+        check_illegal_action(illegal_action)
         self.num_players = num_players
         self.learner_seat = learner_seat
         self.render_mode = render_mode
@@ -143,7 +160,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.illegal_actions = 0
-        self._opponents = build_opponents(opponents, num_players - 1)
+        self._opponents = build_opponents(_default_opponents(opponents), num_players - 1)
         self._pending: list[Agent | None] | None = None
         self._seat = 0
         self._agent = "player_0"
@@ -208,17 +225,29 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions now (sb3-contrib MaskablePPO)."""
+        """Boolean mask of the learner's legal actions now (sb3-contrib MaskablePPO); once
+        the episode is over, :data:`~.contract.FINISHED_ACTION` alone (never all-False)."""
         if self._done:
-            return np.zeros(NUM_ACTIONS, dtype=bool)
+            return finished_mask(bool)
         return self._learner_mask().astype(bool)
 
     def _learner_mask(self) -> np.ndarray:
         # While the episode runs the learner is the deciding agent, whose int8 mask the AEC
         # env already built for this decision: reuse it rather than rebuild it.
         if self.aec.game.is_over:
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+            return finished_mask()
         return self.aec._mask
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle or ``copy.deepcopy`` carries the episode in progress (the AEC env carries
+        its game); the copy renders on its own."""
+        state = dict(self.__dict__)
+        del state["_renderer"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._renderer = Renderer(self.render_mode)
 
     def render(self) -> Any:
         """The whole table as text, a printed coloured table or an RGB array, as the AEC
@@ -251,12 +280,12 @@ class SingleAgentEnv(gymnasium.Env):
         return game_outcome(self.aec.game)
 
     def _info(self) -> dict[str, Any]:
-        mask = mask_array(()) if self._done else self._learner_mask().copy()
+        mask = finished_mask() if self._done else self._learner_mask().copy()
         return {"action_mask": mask, "seat": self._seat, **running_info(self.num_players)}
 
     def _final_info(self, illegal_action: bool = False) -> dict[str, Any]:
         """The last step's info: the result of the game (the one definition, ``Outcome``)."""
-        info = {"action_mask": mask_array(()), "seat": self._seat}
+        info = {"action_mask": finished_mask(), "seat": self._seat}
         info.update(result_info(self.outcome(), illegal_action))
         return info
 

@@ -67,8 +67,9 @@ from zavandor_env.agents.match import ObservationFn, default_observation_fn
 from zavandor_env.agents.registry import make_agent
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import ACTION_NAMES, action_block, action_to_string
-from zavandor_env.io.files import UntrustedInputError, parse_json
+from zavandor_env.engine.errors import PicklableError
 from zavandor_env.engine.outcome import game_outcome
+from zavandor_env.io.files import UntrustedInputError, parse_json
 
 from . import asset, fill
 
@@ -279,7 +280,7 @@ def content_security_policy() -> str:
     ))
 
 
-class Refused(ValueError):
+class Refused(PicklableError, ValueError):
     """A request refused before it reaches the game: its HTTP status and one line."""
 
     def __init__(self, status: HTTPStatus, message: str) -> None:
