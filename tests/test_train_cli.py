@@ -83,16 +83,16 @@ def test_resume_of_a_folder_that_is_no_run_is_one_line(tmp_path: Path) -> None:
     assert_one_line_error(zavandor_train(tmp_path, "--resume", str(tmp_path)), "config.yaml")
 
 
-def test_missing_rl_extra_says_how_to_install_it_in_one_line(tmp_path: Path) -> None:
+def test_missing_train_extra_says_how_to_install_it_in_one_line(tmp_path: Path) -> None:
     code = ("import sys\n"
             "for name in ('torch', 'sb3_contrib', 'stable_baselines3'):\n"
-            "    sys.modules[name] = None  # as if the [rl] extra were not installed\n"
+            "    sys.modules[name] = None  # as if the [train] extra were not installed\n"
             "from zavandor_env.cli import main\n"
             "sys.exit(main(['train']))\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                             text=True, timeout=60)
     line = assert_one_line_error(result, "torch", "sb3_contrib")
-    assert 'pip install "zavandor-env[rl]"' in line and 'pip install -e ".[rl]"' in line
+    assert 'pip install "zavandor-env[train]"' in line and 'pip install -e ".[train]"' in line
 
 
 @pytest.mark.slow

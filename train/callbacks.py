@@ -89,7 +89,8 @@ class SelfPlayCallback(BaseCallback):
             from tqdm import tqdm
 
             self._bar = tqdm(total=self.cfg.total_timesteps, initial=self.num_timesteps,
-                             unit="step", desc=self.cfg.name, dynamic_ncols=True)
+                             unit="step", desc=self.cfg.name, dynamic_ncols=True,
+                             disable=None)  # None: no bar when stderr is no terminal (a log)
 
     def _on_step(self) -> bool:
         if self._bar is not None:

@@ -413,7 +413,8 @@ def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None
             from tqdm import tqdm
 
             bar = tqdm(total=cfg.total_timesteps, initial=trainer.step, unit="step",
-                       desc=cfg.name, dynamic_ncols=True)
+                       desc=cfg.name, dynamic_ncols=True,
+                       disable=None)  # None: no bar when stderr is no terminal (a log file)
         try:
             while trainer.step < cfg.total_timesteps and (
                     deadline is None or time.monotonic() < deadline):

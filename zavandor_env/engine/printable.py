@@ -7,11 +7,16 @@ printed, a bidirectional override reverses what follows, and a lone surrogate (f
 name that is not UTF-8) makes ``print`` itself raise.  :func:`terminal_safe` shows each such
 character as its Python escape (``\\x1b``, ``\\r``, ``\\u202e``) instead, so the text stays
 readable and the terminal stays as it was.
+
+:func:`is_terminal` and :func:`colour_wanted` say whether the output goes to a person at a
+terminal, the only place progress bars and colours belong.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from typing import IO
 
 # C0 controls but the newline, DEL and C1 controls; the bidirectional marks, embeddings,
 # overrides and isolates; surrogates (not printable, not encodable).
@@ -32,3 +37,21 @@ def terminal_safe(text: str, *, one_line: bool = False) -> str:
     """
     pattern = _UNSAFE_IN_LINE if one_line else _UNSAFE_IN_TEXT
     return pattern.sub(_escape, text)
+
+
+def is_terminal(stream: IO[str] | None) -> bool:
+    """Whether ``stream`` is a terminal: progress bars and colours are drawn only there, so a
+    redirected log gets plain lines (no carriage-return redraws, no ANSI sequences)."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):  # a closed or detached stream
+        return False
+
+
+def colour_wanted(stream: IO[str] | None, *, refused: bool = False) -> bool:
+    """Whether to write ANSI colours to ``stream``: only to a terminal, never when the user
+    refused them (``--no-colour``) or set ``NO_COLOR`` to any non-empty value (no-color.org)."""
+    if refused or os.environ.get("NO_COLOR", ""):
+        return False
+    return is_terminal(stream)
