@@ -5,6 +5,9 @@ Everything else about the package is declared in ``pyproject.toml``.  The extens
 succeeds, the pure-Python engine is used, and ``zavandor_env.engine.native_available()`` says
 why the native core is missing.
 
+``ZAVANDOR_REQUIRE_NATIVE=1`` makes a failed compile fail the build: release wheels
+(``[tool.cibuildwheel]`` in ``pyproject.toml``) must never ship without the native core.
+
 ``ZAVANDOR_SANITIZE=1`` builds it with AddressSanitizer and UndefinedBehaviorSanitizer (halting
 on the first report) for ``.ci/sanitize``, which builds into a copy of the tree so the normal
 build is left alone.
@@ -24,7 +27,13 @@ from pybind11.setup_helpers import (
 )
 from setuptools import setup
 
-SANITIZE = os.environ.get("ZAVANDOR_SANITIZE", "") not in ("", "0")
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
+
+
+SANITIZE = _flag("ZAVANDOR_SANITIZE")
+REQUIRE_NATIVE = _flag("ZAVANDOR_REQUIRE_NATIVE")
 # Compile the sources in parallel (all cores; NPY_NUM_BUILD_JOBS=N sets the number).  The
 # sanitizer build recompiles only sources newer than their objects (it keeps its build folder).
 ParallelCompile("NPY_NUM_BUILD_JOBS", needs_recompile=naive_recompile if SANITIZE else
@@ -34,7 +43,7 @@ SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                   "-fno-sanitize-recover=undefined", "-g"]
 
 ext_modules = []
-if os.environ.get("ZAVANDOR_NO_NATIVE", "") in ("", "0"):
+if not _flag("ZAVANDOR_NO_NATIVE"):
     ext_modules.append(
         Pybind11Extension(
             "zavandor_env.engine._native",
@@ -47,8 +56,8 @@ if os.environ.get("ZAVANDOR_NO_NATIVE", "") in ("", "0"):
             extra_compile_args=["-O1", *SANITIZE_FLAGS] if SANITIZE else ["-O2"],
             extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
             # A failed compile warns and leaves the Python engine in charge (but a sanitizer
-            # build that fails must fail loudly).
-            optional=not SANITIZE,
+            # build or a release wheel that fails must fail loudly).
+            optional=not (SANITIZE or REQUIRE_NATIVE),
         )
     )
 

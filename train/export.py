@@ -37,6 +37,7 @@ from zavandor_env.agents.policy_file import (
     load_policy,
     save_policy,
 )
+from zavandor_env.extras import install_command
 from zavandor_env.io.files import MAX_CONFIG_BYTES, parse_json
 
 from .checkpointing import read_entry
@@ -186,7 +187,7 @@ def policy_from_sb3_zip(path: str | Path, info: dict[str, Any] | None = None) ->
         import torch
     except ImportError as exc:
         raise PolicyFileError(
-            "reading a .zip checkpoint needs torch (pip install 'zavandor-env[rl]')"
+            f"reading a .zip checkpoint needs torch: {install_command('train')}"
         ) from exc
     try:
         with zipfile.ZipFile(path) as zf:  # entries bounded before they are inflated

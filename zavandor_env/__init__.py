@@ -18,10 +18,12 @@ Gymnasium is already loaded, otherwise as soon as Gymnasium finishes importing.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from typing import Any
+# Private names (a leading underscore), so that dir() and star imports show only the public API.
+import importlib as _importlib
+import sys as _sys
+from typing import Any as _Any
 
+#: The package's version, its one source: pyproject.toml reads it, ``zavandor --version`` prints it.
 __version__ = "0.1.0"
 __all__ = ["GYM_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium", "zavandor_v0"]
 
@@ -30,20 +32,25 @@ _LAZY = {"env": "zavandor_env.envs.aec", "raw_env": "zavandor_env.envs.aec",
          "SingleAgentEnv": "zavandor_env.envs.single_agent"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return getattr(_importlib.import_module(_LAZY[name]), name)
     if name == "zavandor_v0":
-        return importlib.import_module("zavandor_env.zavandor_v0")
+        return _importlib.import_module("zavandor_env.zavandor_v0")
     raise AttributeError(f"module 'zavandor_env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names (the lazy exports included, which a plain dir() would not list)."""
+    return sorted({*__all__, "__version__"})
 
 
 def register_gymnasium() -> None:
     """Register ``Zavandor-v0`` with Gymnasium (idempotent).
 
     The entry point is :func:`zavandor_env.agents.gym_env.make_env`: a 2-player game against
-    rule-based ``"novice"`` opponents that finish their games (``SingleAgentEnv`` itself
-    defaults to random opponents, which the Curse of the 9 Sages eliminates in the first
+    rule-based ``"novice"`` opponents that finish their games (``SingleAgentEnv()``'s default
+    too; random opponents, ``opponents=None``, mostly curse themselves out in the first
     round).  The vector entry point, :func:`zavandor_env.agents.vector_env.make_vector_env`,
     batches those games in the native core (``gymnasium.make_vec("Zavandor-v0", 8,
     vectorization_mode="vector_entry_point")``).  Both are strings, so the adapters (and
@@ -62,10 +69,10 @@ class _RegisterWhenGymnasiumLoads:
     costs nothing for other imports and does not import Gymnasium itself.
     """
 
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+    def find_spec(self, name: str, path: _Any = None, target: _Any = None) -> _Any:
         if name != "gymnasium":
             return None
-        sys.meta_path.remove(self)
+        _sys.meta_path.remove(self)
         from importlib.util import find_spec
 
         spec = find_spec(name)
@@ -73,7 +80,7 @@ class _RegisterWhenGymnasiumLoads:
             return spec
         exec_module = spec.loader.exec_module
 
-        def exec_and_register(module: Any) -> None:
+        def exec_and_register(module: _Any) -> None:
             exec_module(module)
             register_gymnasium()
 
@@ -81,7 +88,7 @@ class _RegisterWhenGymnasiumLoads:
         return spec
 
 
-if "gymnasium" in sys.modules:
+if "gymnasium" in _sys.modules:
     register_gymnasium()
-elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
-    sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
+elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
