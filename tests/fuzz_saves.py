@@ -311,8 +311,8 @@ def _max_hand(state: dict[str, Any]) -> None:
     state["players"][0]["hand"][28] = 2**31 - 1
 
 
-#: The issue's saves, checked first in every run (as name, players, phase, edit of the
-#: state): on a build that lost a check they reach the engines, where the sanitizers see them.
+#: Saves once reported as crashes, checked first in every run (as name, players, phase, edit of
+#: the state): on a build that lost a check they reach the engines, where the sanitizers see them.
 REGRESSIONS: tuple[tuple[str, int, Phase, Callable[[dict[str, Any]], None]], ...] = (
     ("FREE_LEVEL save with phase DEBT and auction_item 10", 2, Phase.FREE_LEVEL,
      _set_fields(phase=int(Phase.DEBT), auction_item=10)),
