@@ -179,11 +179,28 @@ def _copy(env: Any, how: str) -> Any:
     return pickle.loads(pickle.dumps(env)) if how == "pickle" else copy.deepcopy(env)
 
 
+def _gymnasium_copies_its_own_sync_vector_env() -> bool:
+    """Whether this Gymnasium can deep-copy a built-in sync vector env (1.2 keeps a generator of
+    its env functions, which no copy or pickle can carry, for CartPole as for us)."""
+    import gymnasium
+
+    built_in = gymnasium.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+    try:
+        copy.deepcopy(built_in)
+    except TypeError:
+        return False
+    finally:
+        built_in.close()
+    return True
+
+
 @pytest.mark.parametrize("how", ["pickle", "deepcopy"])
 def test_a_copy_carries_the_game_in_progress(face_name: str, how: str) -> None:
     if face_name == "async":
         pytest.skip("Gymnasium's AsyncVectorEnv is not copyable (its worker pipes), for "
                     "CartPole as for us")
+    if face_name == "sync" and how == "deepcopy" and not _gymnasium_copies_its_own_sync_vector_env():
+        pytest.skip("this Gymnasium cannot deep-copy its own sync vector env (CartPole neither)")
     face = _build(face_name)
     rng = np.random.default_rng(5)
     slots = face.reset(5)

@@ -22,6 +22,7 @@ from tests.interrupt import interrupt_after_first_checkpoint
 from zavandor_env.cli import main
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.outcome import game_outcome
+from zavandor_env.envs.contract import FINISHED_ACTION
 from zavandor_env.train.config import TrainConfigError, load_config
 from zavandor_env.train.envs import BLOCK_NAMES
 
@@ -101,7 +102,8 @@ def test_env_asks_one_seat_at_a_time_and_pays_every_seat_its_aec_rewards() -> No
             break
     assert done["__all__"] and not cut["__all__"]
     assert set(obs) == set(env.possible_agents) == set(infos)
-    assert all(not o[MASK_KEY].any() for o in obs.values())
+    # a finished game's mask allows the never-applied end_turn alone (the env contract)
+    assert all(np.flatnonzero(o[MASK_KEY]).tolist() == [FINISHED_ACTION] for o in obs.values())
     summary = infos["player_0"][SUMMARY_KEY]
     outcome = game_outcome(env.aec.game)
     assert summary["scores"] == list(outcome.scores) and not summary["illegal"]
