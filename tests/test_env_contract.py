@@ -199,7 +199,8 @@ def test_a_copy_carries_the_game_in_progress(face_name: str, how: str) -> None:
     if face_name == "async":
         pytest.skip("Gymnasium's AsyncVectorEnv is not copyable (its worker pipes), for "
                     "CartPole as for us")
-    if face_name == "sync" and how == "deepcopy" and not _gymnasium_copies_its_own_sync_vector_env():
+    if (face_name == "sync" and how == "deepcopy"
+            and not _gymnasium_copies_its_own_sync_vector_env()):
         pytest.skip("this Gymnasium cannot deep-copy its own sync vector env (CartPole neither)")
     face = _build(face_name)
     rng = np.random.default_rng(5)
