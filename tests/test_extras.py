@@ -116,3 +116,15 @@ def test_a_chart_without_matplotlib_is_one_line_before_any_game(
     assert len(lines) == 1, result.stderr
     assert 'pip install "zavandor-env[eval]"' in lines[0] and "--no-chart" in lines[0]
     assert not (tmp_path / "out").exists()  # nothing played, nothing written
+
+
+def test_the_sb3_vector_env_without_stable_baselines3_is_one_line_naming_train() -> None:
+    code = ("import sys\n"
+            "sys.modules['stable_baselines3'] = None  # as if it were not installed\n"
+            "try:\n"
+            "    import zavandor_env.sb3\n"
+            "except ImportError as exc:\n"
+            "    print(type(exc).__name__, exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120).stdout.strip()
+    assert out.startswith("MissingExtraError ") and "[train]" in out and "\n" not in out

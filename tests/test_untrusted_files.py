@@ -14,6 +14,7 @@ from zavandor_env.io.files import (
     load_yaml,
     parse_json,
     parse_yaml,
+    read_bounded,
     write_atomic,
 )
 
@@ -143,3 +144,11 @@ def test_every_shipped_yaml_file_reads_as_before() -> None:
     assert len(paths) > 20
     for path in paths:
         assert load_yaml(path, what="config") == yaml.safe_load(path.read_text()), path
+
+
+@pytest.mark.parametrize("path", [0, 1, 7, True, b"config.yaml", None, 2.5])
+def test_the_bounded_reader_never_takes_a_number_as_a_file_descriptor(path: object) -> None:
+    """``open(0)`` would read stdin and close it: whatever reaches the one reader must be a
+    file name (a second line of defence behind the spec and config checks)."""
+    with pytest.raises(UntrustedInputError, match="must be a file name"):
+        read_bounded(path, what="config", max_bytes=100)  # type: ignore[arg-type]

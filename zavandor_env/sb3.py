@@ -33,13 +33,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .agents.registry import parse_spec
-from .envs.aec import _check_option_names
-from .envs.contract import check_illegal_action
-from .envs.rewards import RewardConfig
-from .train.config import ENV_REWARD_KEYS, TrainConfig
-from .train.native_vec import NativeVecEnv
-from .train.opponents import PoolSpec
+from .extras import require
+
+# Stable-Baselines3 comes with the [train] extra: without it, one line naming the install
+# rather than a bare ModuleNotFoundError from deep inside the imports below.
+require("train", "zavandor_env.sb3 (the Stable-Baselines3 vector env)",
+        only=("stable_baselines3",))
+
+from .agents.registry import parse_spec  # noqa: E402  (after the extra is known to be there)
+from .envs.aec import _check_option_names  # noqa: E402
+from .envs.contract import check_illegal_action  # noqa: E402
+from .envs.rewards import RewardConfig  # noqa: E402
+from .train.config import ENV_REWARD_KEYS, TrainConfig  # noqa: E402
+from .train.native_vec import NativeVecEnv  # noqa: E402
+from .train.opponents import PoolSpec  # noqa: E402
 
 __all__ = ["NativeVecEnv", "make_vec_env"]
 

@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from zavandor_env.engine.printable import terminal_safe
+
 from ..checkpointing import (
     Checkpoint,
     CheckpointError,
@@ -422,7 +424,9 @@ def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None
                 trainer.iterate()
                 if bar is not None:
                     bar.update(trainer.step - before)
-                    bar.set_postfix({f"win_{trainer.labels[k][:4]}": f"{r.winrate:.2f}"
+                    # labels may come from a run folder: escaped before the terminal
+                    bar.set_postfix({f"win_{terminal_safe(trainer.labels[k][:4])}":
+                                     f"{r.winrate:.2f}"
                                      for k, r in trainer.last_eval.items()}, refresh=False)
             trainer.periodic(final=True)
         except KeyboardInterrupt:

@@ -45,7 +45,14 @@ class UntrustedInputError(ValueError):
 
 def read_bounded(path: str | Path, *, what: str, max_bytes: int) -> bytes:
     """The bytes of ``path``, refused with one line when it is larger than ``max_bytes``
-    or cannot be read (the file is never read past the cap)."""
+    or cannot be read (the file is never read past the cap).
+
+    ``path`` must be a path: ``open()`` takes an integer as a file descriptor (``0`` reads
+    stdin, and closing it closes the descriptor), so a number from a file or a spec that
+    reached here would be a system call, not a file name."""
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise UntrustedInputError(f"{what} must be a file name, got {type(path).__name__} "
+                                  f"{str(path)[:40]!r}")
     try:
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
