@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from zavandor_env.agents.base import Agent
 from zavandor_env.engine.actions import ACTION_NAMES, action_block
 from zavandor_env.engine.data import ARTIFACTS, SENTINELS
 from zavandor_env.engine.view import PlayerView
-
-from .base import Agent
-from .table import render_view
+from zavandor_env.render.table import render_view
 
 if TYPE_CHECKING:
     from zavandor_env.engine import Game

@@ -34,15 +34,14 @@ from typing import Any
 
 import numpy as np
 
+from zavandor_env.agents.base import Agent
+from zavandor_env.agents.mcts import curse_free
+from zavandor_env.agents.params_file import check_flags
 from zavandor_env.engine.state import Phase
 from zavandor_env.engine.view import PlayerView
 from zavandor_env.extras import install_command
 from zavandor_env.io.params import ParamError, regular_file
 from zavandor_env.resources import data_path
-
-from .base import Agent
-from .mcts import curse_free
-from .params_file import check_flags
 
 #: Decisions where a bid or an auction opening can be chosen (what avoid_curse filters).
 _AUCTION_PHASES = (Phase.TURN, Phase.BID)
@@ -57,8 +56,8 @@ class PickleLoadWarning(UserWarning):
 
 
 def _env_sizes() -> tuple[int, int]:
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     return OBS_SIZE, NUM_ACTIONS
 
@@ -261,7 +260,7 @@ def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
 
 
 def _load_numpy(path: Path, obs_dim: int, num_actions: int) -> Any:
-    from .policy_file import PolicyFileError, load_policy
+    from zavandor_env.agents.policy_file import PolicyFileError, load_policy
 
     try:
         return load_policy(path, obs_dim=obs_dim, num_actions=num_actions)

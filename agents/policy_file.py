@@ -24,7 +24,7 @@ the extra arrays)::
     value.weight            float32 [1, last critic hidden]
     value.bias              float32 [1]
 
-``obs_fingerprint`` is :data:`~zavandor_env.envs.observation.OBS_FINGERPRINT` of the layout
+``obs_fingerprint`` is :data:`~zavandor_env.encoding.observation.OBS_FINGERPRINT` of the layout
 the policy was trained on; :func:`load_policy` refuses a file whose fingerprint differs from
 the running code's.  Files written before the fingerprint existed lack the key and are still
 read (the version stays 1: old readers ignore the key) if their sizes fit.
@@ -62,7 +62,7 @@ from typing import IO, Any, Final
 import numpy as np
 from numpy.lib import format as npy
 
-from zavandor_env.envs.observation import OBS_BOUND, OBS_FINGERPRINT
+from zavandor_env.encoding.observation import OBS_BOUND, OBS_FINGERPRINT
 from zavandor_env.io.files import (
     MAX_CONFIG_BYTES,
     UntrustedInputError,

@@ -157,13 +157,13 @@ SB3_KEYS = ("terminal_observation", "TimeLimit.truncated", "outcome")
 
 
 class SB3Face(Face):
-    """``zavandor_env.sb3.make_vec_env``: SB3's conventions (same-step autoreset, one info
+    """``zavandor_env.envs.sb3.make_vec_env``: SB3's conventions (same-step autoreset, one info
     dict per game; masks from ``action_masks()``, which sb3-contrib samples from)."""
 
     slots = 2
 
     def make(self, **options: Any) -> Any:
-        from zavandor_env.sb3 import make_vec_env
+        from zavandor_env.envs.sb3 import make_vec_env
 
         return make_vec_env(self.slots, **options)
 
@@ -188,7 +188,7 @@ class SB3Face(Face):
 
 
 def _fake_rllib() -> None:
-    """Where Ray is not installed, the two names train/rllib/env.py imports from it (a plain
+    """Where Ray is not installed, the two names zavandor_env/envs/rllib.py imports from it (a plain
     base class and a type alias), so the RLlib face's own code still runs here."""
     names = ["ray", "ray.rllib", "ray.rllib.env", "ray.rllib.env.multi_agent_env",
              "ray.rllib.utils", "ray.rllib.utils.typing"]
@@ -210,7 +210,7 @@ def _has_ray() -> bool:
 
 
 class RLlibFace(Face):
-    """``train.rllib.env.ZavandorMultiAgentEnv``: one agent acts per step (its reward is the
+    """``zavandor_env.envs.rllib.ZavandorMultiAgentEnv``: one agent acts per step (its reward is the
     one it receives on its next observation, RLlib's bookkeeping); the mask is in the
     observation (RLlib's convention), not in the info."""
 
@@ -222,7 +222,7 @@ class RLlibFace(Face):
         if fake:
             _fake_rllib()
         try:
-            from zavandor_env.train.rllib.env import ZavandorMultiAgentEnv
+            from zavandor_env.envs.rllib import ZavandorMultiAgentEnv
         finally:
             for name in set(sys.modules) - before if fake else ():
                 if name == "ray" or name.startswith("ray."):

@@ -392,8 +392,8 @@ GAME_AGENTS = ("random", "heuristic", "naive", "planner")
 def play_native_games(games: int, seed: int) -> int:
     """Play ``games`` seeded games of 2-6 players, mixed agents, on the native backend (for the
     sanitizer build: every rule path of the core runs); returns the decisions taken."""
-    from zavandor_env.agents.match import play_game
     from zavandor_env.agents.registry import make_agent
+    from zavandor_env.eval.match import play_game
 
     rng = random.Random(seed)
     decisions = 0

@@ -32,9 +32,9 @@ from zavandor_env.agents.policy_file import (
 )
 from zavandor_env.agents.registry import REGISTRY, AgentSpecError, make_agent, parse_spec
 from zavandor_env.agents.spec_params import agent_schema, declared_agents
+from zavandor_env.encoding.observation import OBS_BOUND, ObservationEncoder, mask_array
 from zavandor_env.engine import Game
 from zavandor_env.engine.native import native_available
-from zavandor_env.envs.observation import OBS_BOUND, ObservationEncoder, mask_array
 from zavandor_env.io.params import Choice, FilePath, Flag, Int, Number, Param
 from zavandor_env.resources import PACKAGE_DIR
 
@@ -174,7 +174,7 @@ def test_an_entry_whose_agent_or_label_is_not_text_is_one_line() -> None:
 
 @pytest.mark.skipif(not native_available(), reason="the network search is native only")
 def test_a_missing_network_is_refused_when_the_agent_is_built_not_at_its_first_search() -> None:
-    from zavandor_env.agents.tournament import TournamentConfig, check_agents
+    from zavandor_env.eval.tournament import TournamentConfig, check_agents
 
     config = TournamentConfig([parse_spec("mcts:policy=network,net=missing.npz"),
                                parse_spec("random")], games=1)

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.policy import PolicyAgent
 from zavandor_env.engine import Game
+from zavandor_env.eval.match import play_game
 from zavandor_env.web.server import AppServer
 from zavandor_env.web.viewer import render_html
 

@@ -22,9 +22,9 @@ import pytest
 from tests.interrupt import terminal_sigint
 from tests.outputs_helpers import child_env
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.cli import main
 from zavandor_env.engine import Game, native_available
+from zavandor_env.eval.match import play_game
 
 TINY_GAME = "max_rounds: 3\nnum_players: 2\n"
 

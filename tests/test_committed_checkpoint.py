@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from zavandor_env.agents import PolicyAgent, RandomAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.policy_file import load_policy
+from zavandor_env.encoding.observation import OBS_FINGERPRINT, OBS_SIZE
 from zavandor_env.engine import GameConfig
 from zavandor_env.engine.actions import NUM_ACTIONS
-from zavandor_env.envs.observation import OBS_FINGERPRINT, OBS_SIZE
+from zavandor_env.eval.match import play_game
 
 CHECKPOINTS = Path(__file__).parent.parent / "train" / "checkpoints"
 SHIPPED = [("selfplay_2p", 2), ("selfplay_4p", 4)]

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz_budget import FUZZ_EXAMPLES, FUZZ_SETTINGS
-from zavandor_env.agents.tournament import TournamentConfig
-from zavandor_env.agents.tournament_file import FILE_KEYS
+from zavandor_env.eval.tournament import TournamentConfig
+from zavandor_env.eval.tournament_file import FILE_KEYS
 from zavandor_env.io import limits
 from zavandor_env.train.config import TrainConfigError, config_keys, load_config
 

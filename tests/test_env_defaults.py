@@ -13,13 +13,13 @@ from gymnasium.utils.env_checker import check_env
 
 import zavandor_env
 from zavandor_env.agents.base import RandomAgent
-from zavandor_env.agents.gym_env import DEFAULT_OPPONENTS, make_env
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.novice import NoviceAgent
 from zavandor_env.engine.actions import END_TURN, PASS
 from zavandor_env.engine.agent import FunctionAgent
 from zavandor_env.envs import SingleAgentEnv
+from zavandor_env.envs.gym_entry import DEFAULT_OPPONENTS, make_env
+from zavandor_env.eval.match import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICKSTART = ROOT / "docs" / "quickstart.py"
@@ -151,4 +151,4 @@ def test_quickstart_is_readmes_script_on_the_registered_id() -> None:
 def test_the_gymnasium_id_entry_point_is_the_agents_layer_factory() -> None:
     zavandor_env.register_gymnasium()
     spec = gymnasium.spec("Zavandor-v0")
-    assert spec.entry_point == "zavandor_env.agents.gym_env:make_env"
+    assert spec.entry_point == "zavandor_env.envs.gym_entry:make_env"

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from zavandor_env.codegen.observation_docs import DOCS_DIR, GENERATED
+from zavandor_env.encoding.observation import OBS_SIZE, SLICES
 from zavandor_env.engine import ACTION_NAMES
-from zavandor_env.envs.docs import DOCS_DIR, GENERATED
-from zavandor_env.envs.observation import OBS_SIZE, SLICES
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)

@@ -10,6 +10,20 @@ import pytest
 
 from tests.policies import POLICIES
 from tests.tiers import players
+from zavandor_env.encoding import observation_reference
+from zavandor_env.encoding.observation import (
+    OBS_FINGERPRINT,
+    OBS_SIZE,
+    PLAYER_SIZE,
+    PRIVATE_FIELDS,
+    SLICES,
+    ObservationEncoder,
+    ObsField,
+    decode,
+    layout_entries,
+    layout_fingerprint,
+)
+from zavandor_env.encoding.observation_reference import encode_reference, seat_slots
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import ACTION_NAMES
 from zavandor_env.engine.data import (
@@ -30,20 +44,6 @@ from zavandor_env.engine.data import (
     TOKEN_LOAD,
 )
 from zavandor_env.engine.state import GameState, Phase
-from zavandor_env.envs import observation_reference
-from zavandor_env.envs.observation import (
-    OBS_FINGERPRINT,
-    OBS_SIZE,
-    PLAYER_SIZE,
-    PRIVATE_FIELDS,
-    SLICES,
-    ObservationEncoder,
-    ObsField,
-    decode,
-    layout_entries,
-    layout_fingerprint,
-)
-from zavandor_env.envs.observation_reference import encode_reference, seat_slots
 
 
 def _mid_game(num_players: int, seed: int, decisions: int = 60) -> Game:

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from zavandor_env.encoding.observation import OBS_SIZE
 from zavandor_env.engine import IllegalActionError
 from zavandor_env.engine.agent import Agent, FunctionAgent
 from zavandor_env.engine.outcome import Outcome, game_outcome
 from zavandor_env.envs import SingleAgentEnv
 from zavandor_env.envs.info import RESULT_KEYS
-from zavandor_env.envs.observation import OBS_SIZE
 from zavandor_env.envs.rewards import RewardConfig
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from zavandor_env.agents.registry import parse_spec
-from zavandor_env.agents.tournament import TournamentConfig, run_tournament
 from zavandor_env.cli import main
+from zavandor_env.eval.tournament import TournamentConfig, run_tournament
 
 POLICY = Path(__file__).resolve().parent.parent / "train" / "checkpoints" / "selfplay_2p"
 #: Three agents (three lineups), one of them a policy that reads the encoded observation.

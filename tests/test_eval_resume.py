@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from tests.outputs_helpers import assert_nothing_half_written, child_env
-from zavandor_env.agents.journal import JournalError
 from zavandor_env.agents.registry import parse_spec
-from zavandor_env.agents.tournament import (
+from zavandor_env.cli import main
+from zavandor_env.eval.journal import JournalError
+from zavandor_env.eval.tournament import (
     JOURNAL_FILE,
     GameRecord,
     TournamentConfig,
     TournamentReport,
     run_tournament,
 )
-from zavandor_env.cli import main
 
 
 def config(seed: int = 0, games: int = 6, replays: bool = False) -> TournamentConfig:

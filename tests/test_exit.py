@@ -49,7 +49,7 @@ class PriorSearch:
     """A stand-in for ``NetworkSearch``: visits drawn from the network's masked prior."""
 
     def __init__(self, policy: Any, iterations: int = 8, **params: Any) -> None:
-        from zavandor_env.envs.observation import ObservationEncoder
+        from zavandor_env.encoding.observation import ObservationEncoder
 
         self.policy = policy
         self.iterations = iterations
@@ -57,7 +57,7 @@ class PriorSearch:
         self.encoder = ObservationEncoder()
 
     def run(self, game: Any, seat: int, seed: int) -> _Result:
-        from zavandor_env.envs.observation import mask_array
+        from zavandor_env.encoding.observation import mask_array
 
         mask = mask_array(game.legal_actions())
         probs = self.policy.probabilities(self.encoder.encode_game(game, seat), mask)
@@ -144,10 +144,10 @@ def test_the_shipped_exit_policy_loads_through_a_spec_and_is_not_the_ppo_policy(
     """``train/checkpoints/exit_<N>p/``: weights only (with the critic), today's observation
     fingerprint, the run's config beside it, and a network that is its own (the distillation
     moved it off the warm start)."""
-    from zavandor_env.agents.match import play_game
     from zavandor_env.agents.policy_file import load_policy
     from zavandor_env.agents.registry import make_agent
     from zavandor_env.engine import GameConfig
+    from zavandor_env.eval.match import play_game
     from zavandor_env.train.config import load_config
 
     folder = ROOT / "train" / "checkpoints" / f"exit_{players}p"
@@ -269,8 +269,8 @@ def test_with_network_play_the_network_moves_and_the_search_only_labels(
     temperature moves, its argmax after: how it plays when evaluated), while the recorded
     targets stay the search's."""
     from zavandor_env.agents.policy_file import NumpyPolicy
+    from zavandor_env.encoding.observation import ObservationEncoder
     from zavandor_env.engine import Game, GameConfig
-    from zavandor_env.envs.observation import ObservationEncoder
     from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
 
     policy: NumpyPolicy = ExitModel([16], "tanh").to_policy()

@@ -122,7 +122,7 @@ def test_the_sb3_vector_env_without_stable_baselines3_is_one_line_naming_train()
     code = ("import sys\n"
             "sys.modules['stable_baselines3'] = None  # as if it were not installed\n"
             "try:\n"
-            "    import zavandor_env.sb3\n"
+            "    import zavandor_env.envs.sb3\n"
             "except ImportError as exc:\n"
             "    print(type(exc).__name__, exc)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

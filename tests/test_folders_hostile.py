@@ -15,7 +15,7 @@ import pytest
 
 from tests.outputs_helpers import child_env
 from zavandor_env.agents.registry import parse_spec
-from zavandor_env.agents.tournament import (
+from zavandor_env.eval.tournament import (
     JOURNAL_FILE,
     REPLAY_DIR,
     OutputDirError,
@@ -159,7 +159,7 @@ def test_two_evals_resuming_one_folder_at_once_cannot_interleave(tmp_path):
     out = tmp_path / "out"
     script = textwrap.dedent(f"""
         import sys, time
-        from zavandor_env.agents.tournament import prepare_output_dir
+        from zavandor_env.eval.tournament import prepare_output_dir
         out = prepare_output_dir({str(out)!r})
         (out / "games.jsonl").write_text('{{"format": "zavandor eval games"}}\\n')
         print("ready", flush=True)

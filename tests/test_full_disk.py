@@ -22,9 +22,9 @@ from tests.outputs_helpers import (
     zavandor,
 )
 from zavandor_env.agents.base import RandomAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.cli import main
 from zavandor_env.engine import GameConfig
+from zavandor_env.eval.match import play_game
 
 TINY_GAME = "max_rounds: 2\nnum_players: 2\n"
 
@@ -111,7 +111,7 @@ def test_scorecard_on_a_full_disk_leaves_no_partial_card(tmp_path, tiny):
 
 def test_the_live_page_of_human_rendering_on_a_full_disk_leaves_nothing_half_written(tmp_path):
     code = ("from zavandor_env.engine import Game\n"
-            "from zavandor_env.envs.render import Renderer\n"
+            "from zavandor_env.render.modes import Renderer\n"
             "try:\n"
             "    Renderer('human')(Game.new(seed=1))\n"
             "except OSError as exc:\n"

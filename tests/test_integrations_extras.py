@@ -28,6 +28,6 @@ def test_the_openspiel_agent_without_the_extra_is_a_one_line_cli_error(tmp_path:
 
 
 def test_the_openspiel_game_classes_without_the_extra_name_it(tmp_path: Path) -> None:
-    result = _run("import zavandor_env.openspiel as o\n"
+    result = _run("import zavandor_env.envs.openspiel as o\n"
                   "try:\n    o.ZavandorGame\nexcept ImportError as e:\n    print(e)\n", tmp_path)
     assert result.returncode == 0 and 'pip install -e ".[openspiel]"' in result.stdout

@@ -18,13 +18,13 @@ from zavandor_env.agents import HeuristicAgent, play_game  # noqa: E402
 from zavandor_env.agents.registry import parse_spec  # noqa: E402
 from zavandor_env.cli import main  # noqa: E402
 from zavandor_env.engine import Game, GameConfig  # noqa: E402
-from zavandor_env.envs.rewards import terminal_rewards  # noqa: E402
-from zavandor_env.openspiel import (  # noqa: E402
+from zavandor_env.envs.openspiel import (  # noqa: E402
     GAME_NAME,
     OpenSpielAgent,
     ZavandorState,
     deal_seed,
 )
+from zavandor_env.envs.rewards import terminal_rewards  # noqa: E402
 
 
 def _random_playout(state, rng: random.Random, limit: int = 5000) -> list[int]:

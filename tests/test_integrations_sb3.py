@@ -1,4 +1,4 @@
-"""The public SB3 ``VecEnv`` over the native vector env (``zavandor_env.sb3.make_vec_env``):
+"""The public SB3 ``VecEnv`` over the native vector env (``zavandor_env.envs.sb3.make_vec_env``):
 SB3's ``VecEnv`` contract with masks, one-line errors for bad options, and MaskablePPO
 training on it without an illegal action (the training itself: docs/integrations.md)."""
 
@@ -9,9 +9,9 @@ import pytest
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from zavandor_env.agents.registry import AgentSpecError
+from zavandor_env.encoding.observation import OBS_SIZE
 from zavandor_env.engine.outcome import Outcome
-from zavandor_env.envs.observation import OBS_SIZE
-from zavandor_env.sb3 import make_vec_env
+from zavandor_env.envs.sb3 import make_vec_env
 
 
 def test_make_vec_env_is_an_sb3_vec_env_with_action_masks() -> None:

@@ -16,9 +16,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz_budget import FUZZ_EXAMPLES, FUZZ_SETTINGS
-from zavandor_env.agents.journal import JournalError
 from zavandor_env.agents.registry import parse_spec
-from zavandor_env.agents.tournament import (
+from zavandor_env.eval.journal import JournalError
+from zavandor_env.eval.tournament import (
     JOURNAL_FILE,
     OutputDirError,
     TournamentConfig,

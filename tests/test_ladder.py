@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from zavandor_env.agents import ladder as ld
-from zavandor_env.agents.ladder import (
+from zavandor_env.agents.registry import parse_spec
+from zavandor_env.cli import main
+from zavandor_env.eval import ladder as ld
+from zavandor_env.eval.ladder import (
     STANDARD_AGENTS,
     LadderConfig,
     LadderError,
@@ -21,9 +23,7 @@ from zavandor_env.agents.ladder import (
     run_ladder,
     schedule_tables,
 )
-from zavandor_env.agents.registry import parse_spec
-from zavandor_env.agents.tournament import schedule
-from zavandor_env.cli import main
+from zavandor_env.eval.tournament import schedule
 
 #: Six cheap agents (so 6 players have a table): three random, three heuristic.
 CHEAP = ["random", "random:label=random2", "random:label=random3",

@@ -19,11 +19,11 @@ engine    ``zavandor_env.engine`` (the rules, pure Python, plus the C++ core: ev
 env       ``zavandor_env.envs`` (PettingZoo / Gymnasium, observation, rewards, the environment
           benchmark) and ``zavandor_env.zavandor_v0`` (PettingZoo's naming of ``envs.aec``)
 agents    ``zavandor_env.agents`` (the repository's ``agents/``: players, tournament, vector
-          env), ``zavandor_env.openspiel``, ``zavandor_env._openspiel_game`` and
-          ``zavandor_env._openspiel_text`` (the game, its saved states and agent specs for
+          env), ``zavandor_env.envs.openspiel``, ``zavandor_env.envs.openspiel_game`` and
+          ``zavandor_env.envs.openspiel_text`` (the game, its saved states and agent specs for
           OpenSpiel)
 train     ``zavandor_env.train`` (the repository's ``train/``: self-play training) and
-          ``zavandor_env.sb3`` (Stable-Baselines3 vector env on the training pool)
+          ``zavandor_env.envs.sb3`` (Stable-Baselines3 vector env on the training pool)
 cli       ``zavandor_env.cli``, ``zavandor_env.bench`` (``zavandor bench``),
           ``zavandor_env.selfcheck`` (``zavandor selfcheck``), ``zavandor_env.web`` (viewer and
           ``zavandor serve``), ``zavandor_env.codegen`` (regenerates derived files from every
@@ -56,7 +56,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-LAYERS = ("engine", "env", "agents", "train", "cli")
+LAYERS = ("engine", "render", "encoding", "agents", "env", "eval", "train", "cli")
 
 #: Module (or package: its submodules too) -> layer.  The longest matching name wins; the
 #: package root ``zavandor_env`` matches itself only, so a new top-level module must be given
@@ -68,14 +68,15 @@ LAYER_OF = {
     "zavandor_env.resources": "engine",
     "zavandor_env._aliases": "engine",
     "zavandor_env.extras": "engine",
+    "zavandor_env.render": "render",
+    "zavandor_env.encoding": "encoding",
+    "zavandor_env.agents": "agents",
     "zavandor_env.envs": "env",
     "zavandor_env.zavandor_v0": "env",
-    "zavandor_env.agents": "agents",
-    "zavandor_env.openspiel": "agents",
-    "zavandor_env._openspiel_game": "agents",
-    "zavandor_env._openspiel_text": "agents",
+    "zavandor_env.openspiel": "env",
+    "zavandor_env.sb3": "env",
+    "zavandor_env.eval": "eval",
     "zavandor_env.train": "train",
-    "zavandor_env.sb3": "train",
     "zavandor_env.cli": "cli",
     "zavandor_env.bench": "cli",
     "zavandor_env.selfcheck": "cli",
@@ -89,9 +90,12 @@ ALLOWED = {
     ("zavandor_env", "zavandor_env.zavandor_v0"):
         "the package root's lazy export `from zavandor_env import zavandor_v0` (PettingZoo's "
         "convention), imported only when the attribute is read, never by the engine",
-    ("zavandor_env.envs.single_agent", "zavandor_env.agents.novice"):
-        "SingleAgentEnv's default opponents are gymnasium.make's (the novice), imported only "
-        "when that default is used",
+    ("zavandor_env.agents", "zavandor_env.eval.match"):
+        "`from zavandor_env.agents import play_game` (the docs' first game), a lazy export "
+        "resolved only when the name is read",
+    ("zavandor_env.agents", "zavandor_env.envs.gym_entry"):
+        "`zavandor_env.agents.make_env`, the first name of the Gymnasium entry point, a lazy "
+        "export resolved only when the name is read",
 }
 
 #: Top-level names that are folders of the repository but not installed packages.
@@ -303,7 +307,7 @@ void f() {
   py::module_::import(MODULE);
   py::module_::import("threading");
   py::object w = py::module_::import(HIGH).attr("resolve_weights");
-  py::module_::import("zavandor_env.envs.observation");
+  py::module_::import("zavandor_env.encoding.observation");
 }
 '''
 
@@ -330,7 +334,7 @@ def test_the_contract_reports_each_upward_import_with_file_line_and_layers() -> 
         "native/src/fake.cpp:7: zavandor_env.engine._native (layer engine) imports "
         "zavandor_env.agents.heuristic (layer agents, above it)",
         "native/src/fake.cpp:8: zavandor_env.engine._native (layer engine) imports "
-        "zavandor_env.envs.observation (layer env, above it)",
+        "zavandor_env.encoding.observation (layer env, above it)",
     ]
 
 

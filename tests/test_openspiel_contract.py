@@ -32,8 +32,8 @@ from tests.fuzz_budget import FUZZ_EXAMPLES, FUZZ_SETTINGS
 from tests.hostile import TouchOnUnpickle
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.engine.errors import IllegalActionError
+from zavandor_env.envs.openspiel import GAME_NAME, OpenSpielAgent
 from zavandor_env.io.limits import MAX_ROLLOUTS, MAX_SEARCH_ITERATIONS
-from zavandor_env.openspiel import GAME_NAME, OpenSpielAgent
 
 NEEDS_OPENSPIEL = 'needs the [openspiel] extra: pip install -e ".[openspiel]"'
 NEEDS_RAY = 'needs the [ray] extra: pip install -e ".[ray]"'
@@ -160,7 +160,7 @@ def _bases(pyspiel: Any) -> list[str]:
     """State texts to mutate: mid-deal, just dealt, later, finished, and a state built from an
     engine game (as the agent builds them)."""
     from zavandor_env.engine import Game, GameConfig
-    from zavandor_env.openspiel import ZavandorState
+    from zavandor_env.envs.openspiel import ZavandorState
 
     game = pyspiel.load_game(GAME_NAME, {"players": 2})
     mid_deal = game.new_initial_state()

@@ -21,8 +21,8 @@ from zavandor_env.agents.policy_file import (
     save_policy,
 )
 from zavandor_env.agents.registry import make_agent, parse_spec
+from zavandor_env.encoding.observation import OBS_FINGERPRINT, OBS_SIZE
 from zavandor_env.engine.actions import NUM_ACTIONS
-from zavandor_env.envs.observation import OBS_FINGERPRINT, OBS_SIZE
 
 
 def tiny_policy(obs_dim: int = OBS_SIZE, actions: int = NUM_ACTIONS) -> NumpyPolicy:

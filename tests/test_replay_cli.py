@@ -7,9 +7,9 @@ import json
 
 from zavandor_env.agents.base import RandomAgent
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.cli import main
 from zavandor_env.engine import Game, GameConfig
+from zavandor_env.eval.match import play_game
 
 
 def test_replay_file_round_trips_to_the_same_final_state(tmp_path, capsys):

@@ -23,8 +23,8 @@ from zavandor_env.cli import main
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.outcome import game_outcome
 from zavandor_env.envs.contract import FINISHED_ACTION
+from zavandor_env.envs.training import BLOCK_NAMES
 from zavandor_env.train.config import TrainConfigError, load_config
-from zavandor_env.train.envs import BLOCK_NAMES
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 QUICK = CONFIGS / "rllib_quick.yaml"
@@ -64,7 +64,7 @@ def ray_local() -> Any:
 # ---- the environment --------------------------------------------------------------------------
 def make_env(**config: Any) -> Any:
     rllib()
-    from zavandor_env.train.rllib.env import ZavandorMultiAgentEnv
+    from zavandor_env.envs.rllib import ZavandorMultiAgentEnv
 
     base = {"num_players": 3, "options": {"vp_delta": 0.005, "step_reward": -0.001,
                                           "max_decisions": 3000},
@@ -74,7 +74,7 @@ def make_env(**config: Any) -> Any:
 
 def test_env_asks_one_seat_at_a_time_and_pays_every_seat_its_aec_rewards() -> None:
     rllib()  # skips without the [ray] extra, before the imports that need it
-    from zavandor_env.train.rllib.env import MASK_KEY, OBS_KEY, SUMMARY_KEY
+    from zavandor_env.envs.rllib import MASK_KEY, OBS_KEY, SUMMARY_KEY
 
     env = make_env()
     obs, _ = env.reset()
@@ -119,7 +119,7 @@ def test_env_asks_one_seat_at_a_time_and_pays_every_seat_its_aec_rewards() -> No
 
 def test_env_ends_the_game_on_an_illegal_action_and_says_so() -> None:
     rllib()  # skips without the [ray] extra, before the imports that need it
-    from zavandor_env.train.rllib.env import MASK_KEY, SUMMARY_KEY
+    from zavandor_env.envs.rllib import MASK_KEY, SUMMARY_KEY
 
     env = make_env(num_players=2)
     obs, _ = env.reset(seed=3)
@@ -188,7 +188,7 @@ def test_masked_module_never_prefers_an_illegal_action_and_exports_exactly() -> 
     from gymnasium import spaces
     from ray.rllib.core.columns import Columns
 
-    from zavandor_env.train.rllib.env import MASK_KEY, OBS_KEY
+    from zavandor_env.envs.rllib import MASK_KEY, OBS_KEY
     from zavandor_env.train.rllib.export import policy_from_module_state
     from zavandor_env.train.rllib.module import MASKED_LOGIT, MaskedActorCritic, ScriptedModule
 
@@ -296,9 +296,9 @@ def npz_arrays(path: Path) -> dict[str, np.ndarray]:
 @pytest.mark.slow  # a training run on Ray
 def test_tiny_selfplay_run_charts_checkpoints_exports_and_resumes(
         ray_local: Any, tmp_path: Path) -> None:
-    from zavandor_env.agents.match import play_game
     from zavandor_env.agents.registry import make_agent
     from zavandor_env.engine import GameConfig
+    from zavandor_env.eval.match import play_game
     from zavandor_env.train.checkpointing import latest_checkpoint, read_state
     from zavandor_env.train.rllib.export import policy_from_checkpoint
 

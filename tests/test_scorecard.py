@@ -11,14 +11,14 @@ import pytest
 
 from zavandor_env.agents.mcts import MCTSAgent
 from zavandor_env.agents.registry import make_agent, parse_spec
-from zavandor_env.agents.scorecard import (
+from zavandor_env.cli import main
+from zavandor_env.eval.scorecard import (
     SHIPPED_POLICY,
     ScorecardConfig,
     ScorecardError,
     format_spec,
     run_scorecard,
 )
-from zavandor_env.cli import main
 
 SHIPPED_2P = SHIPPED_POLICY.format(n=2)
 
@@ -189,7 +189,7 @@ def _exit_code(argv: list[str]) -> int:
 
 
 def test_the_figure_title_wraps_a_long_spec_at_its_joints() -> None:
-    from zavandor_env.agents.scorecard import _wrap_title
+    from zavandor_env.eval.scorecard import _wrap_title
 
     title = "Scorecard: policy:path=train/checkpoints/selfplay_2p/policy.npz,label=x"
     lines = _wrap_title(title, 30).split("\n")

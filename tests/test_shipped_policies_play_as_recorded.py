@@ -29,8 +29,8 @@ if __name__ == "__main__":  # run as a script: the repository root holds `zavand
 
 from tests.golden.regenerate import dump  # noqa: E402  (flat lists on one line)
 from zavandor_env.agents import PolicyAgent  # noqa: E402
-from zavandor_env.agents.match import play_game  # noqa: E402
 from zavandor_env.engine import GameConfig  # noqa: E402
+from zavandor_env.eval.match import play_game  # noqa: E402
 
 CHECKPOINTS = ROOT / "train" / "checkpoints"
 GOLDEN = ROOT / "tests" / "golden" / "policies" / "shipped.json"

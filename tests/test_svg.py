@@ -26,7 +26,7 @@ import pytest
 from tests.policies import ThriftyPolicy, play_new
 from zavandor_env.engine import Game, GameConfig, Phase
 from zavandor_env.engine.scenario import build, play
-from zavandor_env.engine.svg import to_svg
+from zavandor_env.render.svg import to_svg
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 REGENERATE = "python -m zavandor_env.codegen --only snapshots"
@@ -196,7 +196,7 @@ def test_same_state_same_string_and_the_game_method() -> None:
 
 
 def test_text_is_escaped() -> None:
-    from zavandor_env.engine.svg import _esc
+    from zavandor_env.render.svg import _esc
 
     assert _esc('<b> & "q"') == "&lt;b&gt; &amp; &quot;q&quot;"
 
@@ -264,7 +264,7 @@ def update_snapshots(write: bool) -> list[Path]:
         import resvg_py  # noqa: F401
         from PIL import Image
 
-        from zavandor_env.envs.picture import frame
+        from zavandor_env.render.picture import frame
     except ImportError:
         frame = None  # type: ignore[assignment]
     stale: list[Path] = []
@@ -292,7 +292,7 @@ def update_snapshots(write: bool) -> list[Path]:
 def test_png_snapshot(name: str) -> None:
     pytest.importorskip("resvg_py")
     pytest.importorskip("PIL.Image")
-    from zavandor_env.envs.picture import frame
+    from zavandor_env.render.picture import frame
 
     make, seat = SNAPSHOT_STATES[name]
     pixels = frame(make(), seat, width=PNG_WIDTH)
@@ -306,7 +306,7 @@ def test_png_snapshot(name: str) -> None:
 def test_frame_is_an_rgb_uint8_image() -> None:
     pytest.importorskip("resvg_py")
     pytest.importorskip("PIL")
-    from zavandor_env.envs.picture import frame, svg_to_rgb
+    from zavandor_env.render.picture import frame, svg_to_rgb
 
     game = played(3, seed=4, decisions=30)
     pixels = frame(game)
@@ -321,8 +321,7 @@ def test_frame_is_an_rgb_uint8_image() -> None:
 
 
 def test_a_missing_rasteriser_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from zavandor_env.envs import picture
-
+    from zavandor_env.render import picture
     monkeypatch.setitem(sys.modules, "resvg_py", None)  # makes `import resvg_py` fail
     with pytest.raises(ImportError, match=r"zavandor-env\[render\]"):
         picture.svg_to_rgb("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/>")

@@ -1,6 +1,6 @@
-"""Tournament files from strangers (agents/tournament_file.py): every field type-checked and
-held to its ceiling (zavandor_env/io/limits.py), lineups counted before any is built, every
-problem one line, in Python and through ``zavandor eval``."""
+"""Tournament files from strangers (zavandor_env/eval/tournament_file.py): every field
+type-checked and held to its ceiling (zavandor_env/io/limits.py), lineups counted before any
+is built, every problem one line, in Python and through ``zavandor eval``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from zavandor_env.agents.registry import parse_spec
-from zavandor_env.agents.tournament import TournamentConfig
 from zavandor_env.cli import main
+from zavandor_env.eval.tournament import TournamentConfig
 from zavandor_env.io import limits
 
 
@@ -43,7 +43,7 @@ def test_a_small_file_asking_for_millions_of_lineups_is_refused_before_building_
 
 
 def test_lineups_and_games_are_counted_against_their_ceilings() -> None:
-    from zavandor_env.agents.tournament_file import lineup_count
+    from zavandor_env.eval.tournament_file import lineup_count
 
     specs = [parse_spec(f"random:label=r{i}") for i in range(limits.MAX_AGENTS)]
     assert lineup_count(64, 2) == 2016 and lineup_count(3, 4) == 1 and lineup_count(4, 4) == 1

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from zavandor_env.agents.policy_file import NumpyPolicy
+from zavandor_env.encoding.observation import OBS_SIZE
 from zavandor_env.engine import GameConfig
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.envs import SingleAgentEnv
-from zavandor_env.envs.observation import OBS_SIZE
+from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES, make_training_env
 from zavandor_env.train import evaluate as evaluate_module
 from zavandor_env.train.config import TrainConfig
-from zavandor_env.train.envs import ACTION_TO_BLOCK, BLOCK_NAMES, make_training_env
 from zavandor_env.train.evaluate import evaluate
 from zavandor_env.train.opponents import PoolSpec
 

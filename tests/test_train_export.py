@@ -178,7 +178,7 @@ def test_export_command_writes_a_playable_npz(
     pytest.importorskip("sb3_contrib")
     from zavandor_env.agents import PolicyAgent
     from zavandor_env.agents.base import RandomAgent
-    from zavandor_env.agents.match import play_game
+    from zavandor_env.eval.match import play_game
 
     _, path = _saved_model(tmp_path, "relu")
     assert main([str(path)]) == 0

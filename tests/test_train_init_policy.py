@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from zavandor_env.agents.policy_file import NumpyPolicy, load_policy, save_policy
+from zavandor_env.envs.training import build_env
 from zavandor_env.train.config import TrainConfig, TrainConfigError, load_config
-from zavandor_env.train.envs import build_env
 from zavandor_env.train.export import policy_from_sb3, policy_into_sb3
 from zavandor_env.train.selfplay import latest_checkpoint, make_model, train
 

@@ -16,12 +16,12 @@ if not hasattr(_native, "VecLearner"):
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor  # noqa: E402
 
 from zavandor_env.agents.policy_file import NumpyPolicy  # noqa: E402
+from zavandor_env.encoding.observation import OBS_SIZE  # noqa: E402
 from zavandor_env.engine.actions import NUM_ACTIONS  # noqa: E402
-from zavandor_env.envs.observation import OBS_SIZE  # noqa: E402
+from zavandor_env.envs.sb3_vec import NativeVecEnv, SnapshotPolicy  # noqa: E402
+from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES, make_training_env  # noqa: E402
 from zavandor_env.train import opponents as opponents_module  # noqa: E402
 from zavandor_env.train.config import TrainConfig, TrainConfigError, load_config  # noqa: E402
-from zavandor_env.train.envs import ACTION_TO_BLOCK, BLOCK_NAMES, make_training_env  # noqa: E402
-from zavandor_env.train.native_vec import NativeVecEnv, SnapshotPolicy  # noqa: E402
 from zavandor_env.train.opponents import PoolSpec  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from zavandor_env.envs.training import BLOCK_NAMES
 from zavandor_env.train.checkpointing import (
     PARTIAL,
     CheckpointError,
@@ -17,7 +18,6 @@ from zavandor_env.train.checkpointing import (
     read_checkpoint,
 )
 from zavandor_env.train.config import load_config
-from zavandor_env.train.envs import BLOCK_NAMES
 from zavandor_env.train.selfplay import TrainingInterrupted, latest_checkpoint, train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -80,7 +80,7 @@ def test_exported_policy_plays_legal_games_through_policy_agent(
     quick_run: Path, deterministic: bool
 ) -> None:
     from zavandor_env.agents import PolicyAgent, RandomAgent
-    from zavandor_env.agents.match import play_game
+    from zavandor_env.eval.match import play_game
 
     zip_path = latest(quick_run) / "model.zip"
     for agent in (PolicyAgent(quick_run / "policy.npz", seed=0, deterministic=deterministic),

@@ -26,8 +26,8 @@ class FakeClock:
 def _policy(value: float) -> Any:
     """A one-layer policy whose action bias is ``value`` (to tell versions apart)."""
     from zavandor_env.agents.policy_file import NumpyPolicy
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     def make(info: dict[str, Any]) -> NumpyPolicy:
         return NumpyPolicy([np.zeros((NUM_ACTIONS, OBS_SIZE), np.float32)],

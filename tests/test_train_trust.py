@@ -311,8 +311,8 @@ def test_a_nan_pool_snapshot_is_a_broken_checkpoint_not_a_crash_later(tmp_path: 
     import numpy as np
 
     from zavandor_env.agents.policy_file import NumpyPolicy, save_policy
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     run_dir = crafted_run(tmp_path, state={"pool": {"snapshots": [["snap@1", "snap_1.npz"]]}})
     bias = np.zeros(NUM_ACTIONS, np.float32)

@@ -20,14 +20,14 @@ import pytest
 
 from zavandor_env.agents.base import RandomAgent
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.policy import PickleLoadWarning, PolicyAgent
 from zavandor_env.agents.policy_file import NumpyPolicy, load_policy, save_policy
 from zavandor_env.cli import main
+from zavandor_env.encoding.observation import OBS_SIZE
 from zavandor_env.engine import Game, ReplayError
 from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
-from zavandor_env.engine.svg import to_svg
-from zavandor_env.envs.observation import OBS_SIZE
+from zavandor_env.eval.match import play_game
+from zavandor_env.render.svg import to_svg
 from zavandor_env.web.server import TOKEN_HEADER, AppServer, BadRequest, Table
 from zavandor_env.web.viewer import ChunkPool, render_html, viewer_data
 

@@ -17,14 +17,13 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from zavandor_env.agents.registry import parse_spec
-
-from .config import SNAPSHOT, TrainConfig
-from .envs import BLOCK_NAMES
-from .evaluate import LEARNER, EvalResult, evaluate
-from .export import policy_from_sb3
-from .pool import OpponentPool
-from .rating import ANCHOR, PoolRating
-from .timed import TimedPolicies
+from zavandor_env.envs.training import BLOCK_NAMES
+from zavandor_env.train.config import SNAPSHOT, TrainConfig
+from zavandor_env.train.evaluate import LEARNER, EvalResult, evaluate
+from zavandor_env.train.export import policy_from_sb3
+from zavandor_env.train.pool import OpponentPool
+from zavandor_env.train.rating import ANCHOR, PoolRating
+from zavandor_env.train.timed import TimedPolicies
 
 
 class Schedule:

@@ -293,8 +293,8 @@ def _finite(value: object) -> bool:
 def model_shape(cfg: Any) -> dict[str, Any]:
     """What a checkpoint's model was built for: the config's :data:`SHAPE_FIELDS` and the
     environment's observation and action sizes (``cfg``: a ``TrainConfig``)."""
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     shape = {key: getattr(cfg, key) for key in SHAPE_FIELDS}
     return {**shape, "obs_size": int(OBS_SIZE), "num_actions": int(NUM_ACTIONS)}
@@ -413,7 +413,7 @@ def _check_snapshots(pool_dir: Path, names: set[str]) -> None:
 def obs_fingerprint() -> str | None:
     """The running code's observation-layout fingerprint (recorded in every checkpoint)."""
     try:
-        from zavandor_env.envs.observation import OBS_FINGERPRINT
+        from zavandor_env.encoding.observation import OBS_FINGERPRINT
     except ImportError:  # an environment without layout fingerprints
         return None
     return str(OBS_FINGERPRINT)

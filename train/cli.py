@@ -103,7 +103,7 @@ def short_config_error(message: str, overrides: list[str]) -> str:
     import difflib
     import re
 
-    from .config import config_keys
+    from zavandor_env.train.config import config_keys
 
     nested = re.match(r"(.*unknown [\w ]*key '([^']+)')(?: \(did you mean [^)]*\))?; known: (.+)$",
                       message)
@@ -144,10 +144,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .checkpointing import CheckpointError
-    from .config import TrainConfigError, default_config_path, load_config
-    from .exit import SelfPlayError
-    from .rllib import RayConnectionError, RayMissingError
+    from zavandor_env.train.checkpointing import CheckpointError
+    from zavandor_env.train.config import TrainConfigError, default_config_path, load_config
+    from zavandor_env.train.exit import SelfPlayError
+    from zavandor_env.train.rllib import RayConnectionError, RayMissingError
 
     overrides = list(args.overrides)
     if args.quiet:
@@ -161,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
             cfg = load_config(path, overrides)
             backend = cfg.backend
         else:
-            from .selfplay import load_run_config
+            from zavandor_env.train.selfplay import load_run_config
 
             cfg = None
             backend = load_run_config(Path(args.resume), overrides).backend
@@ -171,12 +171,12 @@ def _run(args: argparse.Namespace) -> int:
         elif address is not None:
             return _error("--address joins a Ray cluster: it needs a config with backend: rllib")
         elif backend == "exit":
-            from .exit import train_exit
+            from zavandor_env.train.exit import train_exit
 
             run_dir = train_exit(cfg, resume=args.resume,
                                  overrides=overrides if args.resume else None)
         else:
-            from .selfplay import train
+            from zavandor_env.train.selfplay import train
 
             run_dir = train(cfg, resume=args.resume,
                             overrides=overrides if args.resume else None)
@@ -195,11 +195,11 @@ def _run(args: argparse.Namespace) -> int:
 def _run_rllib(cfg: object, resume: str | None, overrides: list[str],
                address: str | None) -> Path:
     """The rllib backend, or :class:`RayMissingError` naming the ``[ray]`` extra."""
-    from .rllib import RayMissingError, ray_available
+    from zavandor_env.train.rllib import RayMissingError, ray_available
 
     if not ray_available():
         raise RayMissingError("backend rllib")
-    from .rllib.run import train_rllib
+    from zavandor_env.train.rllib.run import train_rllib
 
     return train_rllib(cfg, resume=resume,  # type: ignore[arg-type]
                        overrides=overrides if resume else None, address=address)
@@ -218,8 +218,8 @@ def report(run_dir: Path) -> None:
 
 def _figures(eval_file: Path) -> list[str]:
     """The run's last evaluation, one line per opponent (or one line saying why not)."""
-    from zavandor_env.engine.printable import terminal_safe
     from zavandor_env.io.files import load_json
+    from zavandor_env.io.printable import terminal_safe
 
     try:  # written by this run, but the folder may be someone's: bounded, one line, escaped
         data = load_json(eval_file, what="eval.json")
@@ -243,7 +243,7 @@ def next_commands(run_dir: Path) -> list[str]:
     spec = shlex.quote(f"policy:path={run_dir / 'policy.npz'}")
     players = ""
     try:  # the policy plays the run's player count only
-        from .config import load_config
+        from zavandor_env.train.config import load_config
 
         players = f" --players {load_config(run_dir / 'config.yaml').num_players}"
     except (OSError, ValueError):

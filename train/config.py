@@ -26,8 +26,7 @@ from zavandor_env.engine.schema import checked
 from zavandor_env.io import limits
 from zavandor_env.io.files import UntrustedInputError, load_yaml, parse_yaml
 from zavandor_env.resources import PACKAGE_DIR, data_path
-
-from .checkpointing import MAX_STEP
+from zavandor_env.train.checkpointing import MAX_STEP
 
 if TYPE_CHECKING:
     from zavandor_env.engine import GameConfig
@@ -434,8 +433,8 @@ def _check_sizes(cfg: TrainConfig) -> None:
 
 def network_weights(net_arch: list[int]) -> int:
     """Weights of the actor of ``net_arch`` (the observation in, one logit per action out)."""
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     sizes = [int(OBS_SIZE), *net_arch, int(NUM_ACTIONS)]
     return sum(a * b for a, b in zip(sizes, sizes[1:]))
@@ -487,8 +486,8 @@ def _check_search_params(cfg: TrainConfig) -> None:
     name, a bad value) fails now in one line, not in a worker after the run started."""
     import numpy as np
 
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     try:
         from zavandor_env.agents.heuristic import EngineUnavailableError
@@ -559,8 +558,7 @@ def _validate_opponents(cfg: TrainConfig) -> None:
 def _validate_environment(cfg: TrainConfig) -> None:
     """The environment owns the reward settings: let it judge them (it builds no game yet)."""
     from zavandor_env.envs.rewards import REWARD_SCHEMES
-
-    from .envs import build_env
+    from zavandor_env.envs.training import build_env
 
     _require(cfg.reward in REWARD_SCHEMES, "reward",
              f"must be one of {list(REWARD_SCHEMES)}, got {cfg.reward!r}")

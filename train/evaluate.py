@@ -1,6 +1,6 @@
 """Evaluation of a policy against fixed opponents, on the project's one game driver.
 
-Games are played by :func:`zavandor_env.agents.match.play_game` with the learner as an agent
+Games are played by :func:`zavandor_env.eval.match.play_game` with the learner as an agent
 (:class:`~train.opponents.NumpyPolicyAgent`: the exported weights, always within the mask) and
 the opponent built from its agent spec in every other seat.  The learner's seat rotates over
 the games and the game seeds are fixed, so two evaluations of the same policy give the same
@@ -17,12 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.policy_file import NumpyPolicy
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.engine import GameConfig
-
-from .opponents import NumpyPolicyAgent
+from zavandor_env.eval.match import play_game
+from zavandor_env.train.opponents import NumpyPolicyAgent
 
 LEARNER = "learner"
 

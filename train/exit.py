@@ -81,7 +81,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
 
-from .checkpointing import (
+from zavandor_env.train.checkpointing import (
     Checkpoint,
     CheckpointError,
     CheckpointWriter,
@@ -96,10 +96,14 @@ from .checkpointing import (
     saving,
     write_text_atomic,
 )
-from .config import TrainConfig, exit_search_params, load_config
-from .exit_checkpoint import check_exit_state, check_optimizer_tensors, check_replay_arrays
-from .timed import STATE_KEY as TIMED_STATE_KEY
-from .timed import TimedPolicies
+from zavandor_env.train.config import TrainConfig, exit_search_params, load_config
+from zavandor_env.train.exit_checkpoint import (
+    check_exit_state,
+    check_optimizer_tensors,
+    check_replay_arrays,
+)
+from zavandor_env.train.timed import STATE_KEY as TIMED_STATE_KEY
+from zavandor_env.train.timed import TimedPolicies
 
 if TYPE_CHECKING:
     import torch
@@ -150,8 +154,8 @@ class DecisionBatch:
 
     @staticmethod
     def empty() -> DecisionBatch:
+        from zavandor_env.encoding.observation import OBS_SIZE
         from zavandor_env.engine.actions import NUM_ACTIONS
-        from zavandor_env.envs.observation import OBS_SIZE
 
         return DecisionBatch(np.zeros((0, OBS_SIZE), np.float32),
                              np.zeros((0, NUM_ACTIONS), bool),
@@ -261,9 +265,9 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
     """Play one self-play game with the search in every seat; return its searched decisions
     with their targets.  Deterministic in ``task`` (the search is seeded per decision from a
     generator seeded by the game's seed)."""
+    from zavandor_env.encoding.observation import ObservationEncoder, mask_array
     from zavandor_env.engine import Game, GameConfig
     from zavandor_env.engine.outcome import game_outcome
-    from zavandor_env.envs.observation import ObservationEncoder, mask_array
     from zavandor_env.envs.rewards import RewardConfig
 
     start = time.perf_counter()
@@ -443,8 +447,8 @@ class ExitModel:
         import torch
         from torch import nn
 
+        from zavandor_env.encoding.observation import OBS_SIZE
         from zavandor_env.engine.actions import NUM_ACTIONS
-        from zavandor_env.envs.observation import OBS_SIZE
 
         self.activation = activation
         self.net = nn.ModuleDict({
@@ -600,8 +604,8 @@ def read_replay(path: Path, generations: Sequence[int]) -> list[tuple[int, Decis
     """The replay window of a checkpoint: the batches of ``generations`` (as its state says),
     read without pickles, each array's declared size bounded first, shapes and values checked
     (a target is a distribution over the mask, values are finite)."""
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     name = REPLAY
     try:
@@ -661,12 +665,16 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     from torch.utils.tensorboard import SummaryWriter
 
     from zavandor_env.agents.policy_file import save_policy
-    from zavandor_env.engine.printable import terminal_safe
     from zavandor_env.io.folders import release
-
-    from .init_policy import read_init_policy
-    from .rating import PoolRating
-    from .selfplay import TrainingInterrupted, _start_or_resume, load_run_config, lock_run_folder
+    from zavandor_env.io.printable import terminal_safe
+    from zavandor_env.train.init_policy import read_init_policy
+    from zavandor_env.train.rating import PoolRating
+    from zavandor_env.train.selfplay import (
+        TrainingInterrupted,
+        _start_or_resume,
+        load_run_config,
+        lock_run_folder,
+    )
 
     init = None
     if resume is None:
@@ -747,7 +755,7 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     labels = {spec: _parse_label(spec) for spec in cfg.eval_opponents}
 
     def evaluate_now(gen: int) -> None:
-        from .evaluate import LEARNER, evaluate
+        from zavandor_env.train.evaluate import LEARNER, evaluate
 
         policy = model.to_policy()
         results = {}

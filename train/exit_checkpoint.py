@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 
 from zavandor_env.io.limits import MAX_AGENTS, MAX_REPLAY_GAMES
-
-from .checkpointing import MAX_STEP, STATE, CheckpointError
+from zavandor_env.train.checkpointing import MAX_STEP, STATE, CheckpointError
 
 __all__ = ["check_exit_state", "check_optimizer_tensors", "check_replay_arrays"]
 
@@ -81,7 +80,7 @@ def _check_rng(rng: object) -> None:
 
 def _eval_fields() -> dict[str, type]:
     """The fields of one evaluation's figures (``EvalResult.to_dict``) and their types."""
-    from .evaluate import EvalResult
+    from zavandor_env.train.evaluate import EvalResult
 
     kinds = {"str": str, "int": int, "float": float}
     return {f.name: kinds[str(f.type)] for f in dataclasses.fields(EvalResult)

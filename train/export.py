@@ -39,8 +39,7 @@ from zavandor_env.agents.policy_file import (
 )
 from zavandor_env.extras import install_command
 from zavandor_env.io.files import MAX_CONFIG_BYTES, parse_json
-
-from .checkpointing import read_entry
+from zavandor_env.train.checkpointing import read_entry
 
 __all__ = [
     "FORMAT",

@@ -18,9 +18,8 @@ from pathlib import Path
 
 from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError, load_policy
 from zavandor_env.resources import data_path
-
-from .config import TrainConfig, TrainConfigError
-from .export import LayerShapes, check_layer_shapes
+from zavandor_env.train.config import TrainConfig, TrainConfigError
+from zavandor_env.train.export import LayerShapes, check_layer_shapes
 
 KEY = "init_policy"
 
@@ -37,8 +36,8 @@ def init_policy_path(cfg: TrainConfig) -> Path:
 def config_shapes(cfg: TrainConfig) -> tuple[LayerShapes, LayerShapes]:
     """``(out, in)`` of every weight matrix of the actor and of the critic that
     :func:`train.selfplay.make_model` builds from ``cfg``."""
+    from zavandor_env.encoding.observation import OBS_SIZE
     from zavandor_env.engine.actions import NUM_ACTIONS
-    from zavandor_env.envs.observation import OBS_SIZE
 
     sizes = [OBS_SIZE, *cfg.net_arch]
     hidden = [(out, inp) for inp, out in pairwise(sizes)]

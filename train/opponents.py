@@ -4,9 +4,9 @@ The environments never see the pool itself.  The main process sends every enviro
 :class:`PoolSpec` (plain data: opponent keys, weights and snapshot file paths), which works the
 same in one process (``DummyVecEnv``) and in worker processes (``SubprocVecEnv``); each
 environment then draws its opponents from the spec at the start of every game (see
-:class:`train.envs.TrainingEnv`).  An opponent key is ``snapshot`` or an agent spec of
-:mod:`zavandor_env.agents.registry` (``heuristic``, ``mcts:iterations=16``...), so a new agent
-needs no change here.
+:class:`zavandor_env.envs.training.TrainingEnv`).  An opponent key is ``snapshot`` or an agent
+spec of :mod:`zavandor_env.agents.registry` (``heuristic``, ``mcts:iterations=16``...), so a
+new agent needs no change here.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import numpy as np
 from zavandor_env.agents.policy_file import NumpyPolicy, load_policy
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.view import PlayerView
-
-from .config import SNAPSHOT
+from zavandor_env.train.config import SNAPSHOT
 
 
 class NumpyPolicyAgent(Agent):

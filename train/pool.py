@@ -12,11 +12,10 @@ from typing import Any
 
 from zavandor_env.agents.policy_file import save_policy
 from zavandor_env.io.folders import Folder, FolderError
-
-from .checkpointing import CheckpointError, inside, run_subfolder, saving
-from .config import TrainConfig
-from .export import policy_from_sb3
-from .opponents import PoolSpec
+from zavandor_env.train.checkpointing import CheckpointError, inside, run_subfolder, saving
+from zavandor_env.train.config import TrainConfig
+from zavandor_env.train.export import policy_from_sb3
+from zavandor_env.train.opponents import PoolSpec
 
 
 def snapshot_label(step: int) -> str:

@@ -73,8 +73,7 @@ def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345,
     """
     from zavandor_env.agents.policy_file import load_policy
     from zavandor_env.resources import data_path
-
-    from .selfplay import load_run_config
+    from zavandor_env.train.selfplay import load_run_config
 
     run_dir = data_path(run_dir)
     check_destination(out, run_dir, overwrite)
@@ -88,9 +87,8 @@ def publish(run_dir: Path, out: Path, games: int = 200, seed: int = 12345,
 
 def _evaluate(policy: Any, cfg: Any, run_name: str, games: int, seed: int) -> dict[str, Any]:
     """``eval.json``'s figures: every eval opponent, sampled and greedy (a line printed each)."""
-    from zavandor_env.agents.stats import wilson_interval
-
-    from .evaluate import evaluate
+    from zavandor_env.eval.stats import wilson_interval
+    from zavandor_env.train.evaluate import evaluate
 
     figures: dict[str, Any] = {"run": run_name, "step": policy.info.get("step"),
                                "games_per_row": games, "seed": seed, "results": []}
@@ -113,8 +111,7 @@ def _write(run_dir: Path, out: Path, figures: dict[str, Any]) -> None:
     import json
 
     from zavandor_env.io.files import write_atomic
-
-    from .checkpointing import RESUMES
+    from zavandor_env.train.checkpointing import RESUMES
 
     out.mkdir(parents=True, exist_ok=True)
     for name in ("policy.npz", "config.yaml"):
@@ -160,7 +157,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``zavandor publish``; return the exit code (errors: one line, exit code 2)."""
-    from zavandor_env.engine.printable import terminal_safe
+    from zavandor_env.io.printable import terminal_safe
 
     try:
         publish(args.run_dir, args.out, args.games, args.seed, overwrite=args.overwrite)

@@ -34,8 +34,7 @@ import numpy as np
 
 from zavandor_env.engine.errors import PicklableError
 from zavandor_env.io.folders import FolderError, hold, release
-
-from .checkpointing import (
+from zavandor_env.train.checkpointing import (
     Checkpoint,
     CheckpointError,
     CheckpointWriter,
@@ -50,7 +49,7 @@ from .checkpointing import (
     saving,
     write_text_atomic,
 )
-from .config import TrainConfig, TrainConfigError, load_config
+from zavandor_env.train.config import TrainConfig, TrainConfigError, load_config
 
 __all__ = ["TrainingInterrupted", "latest_checkpoint", "load_run_config", "train"]
 
@@ -137,11 +136,11 @@ def make_vec_env(cfg: TrainConfig, spec: Any, start_step: int = 0) -> Any:
 
     kind = cfg.resolved_vec_env()
     if kind == "native":
-        from .native_vec import make_native_vec_env
+        from zavandor_env.envs.sb3_vec import make_native_vec_env
 
         return VecMonitor(make_native_vec_env(cfg, spec, start_step))
 
-    from .envs import make_training_env
+    from zavandor_env.envs.training import make_training_env
 
     thunks: list[Callable[[], Any]] = [
         make_training_env(cfg, spec, rank, start_step) for rank in range(cfg.n_envs)
@@ -249,14 +248,13 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     from stable_baselines3.common.logger import TensorBoardOutputFormat, configure
 
     from zavandor_env.agents.policy_file import PolicyFileError, save_policy
-
-    from .callbacks import SelfPlayCallback
-    from .export import policy_from_sb3, policy_into_sb3
-    from .init_policy import read_init_policy
-    from .pool import OpponentPool
-    from .rating import PoolRating
-    from .timed import STATE_KEY as TIMED_STATE_KEY
-    from .timed import TimedPolicies
+    from zavandor_env.train.callbacks import SelfPlayCallback
+    from zavandor_env.train.export import policy_from_sb3, policy_into_sb3
+    from zavandor_env.train.init_policy import read_init_policy
+    from zavandor_env.train.pool import OpponentPool
+    from zavandor_env.train.rating import PoolRating
+    from zavandor_env.train.timed import STATE_KEY as TIMED_STATE_KEY
+    from zavandor_env.train.timed import TimedPolicies
 
     # A new run's warm start is read and checked against the config before the run folder
     # exists, so a file that does not fit leaves nothing behind.  A resumed run never reads

@@ -48,18 +48,18 @@ def __dir__() -> list[str]:
 def register_gymnasium() -> None:
     """Register ``Zavandor-v0`` with Gymnasium (idempotent).
 
-    The entry point is :func:`zavandor_env.agents.gym_env.make_env`: a 2-player game against
+    The entry point is :func:`zavandor_env.envs.gym_entry.make_env`: a 2-player game against
     rule-based ``"novice"`` opponents that finish their games (``SingleAgentEnv()``'s default
     too; random opponents, ``opponents=None``, mostly curse themselves out in the first
-    round).  The vector entry point, :func:`zavandor_env.agents.vector_env.make_vector_env`,
+    round).  The vector entry point, :func:`zavandor_env.envs.vector.make_vector_env`,
     batches those games in the native core (``gymnasium.make_vec("Zavandor-v0", 8,
     vectorization_mode="vector_entry_point")``).  Both are strings, so the adapters (and
     PettingZoo) are imported only when ``gymnasium.make`` / ``make_vec`` is called."""
     from gymnasium.envs.registration import register, registry
 
     if GYM_ID not in registry:
-        register(id=GYM_ID, entry_point="zavandor_env.agents.gym_env:make_env",
-                 vector_entry_point="zavandor_env.agents.vector_env:make_vector_env")
+        register(id=GYM_ID, entry_point="zavandor_env.envs.gym_entry:make_env",
+                 vector_entry_point="zavandor_env.envs.vector:make_vector_env")
 
 
 class _RegisterWhenGymnasiumLoads:

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from .engine import Game, GameConfig
-from .engine.actions import END_TURN, PASS
+from zavandor_env.engine import Game, GameConfig
+from zavandor_env.engine.actions import END_TURN, PASS
 
 #: Rule-option variants every check cycles through (the first is the rulebook's defaults).
 _CHOSEN_VARIANTS: tuple[dict[str, Any], ...] = (
@@ -109,7 +109,10 @@ def _thrifty_policy(game: Game, rng: random.Random) -> int:
 
 
 def _heuristic_policy() -> Policy:
-    from .agents.heuristic import choose, resolve_weights  # the check is a top-level tool
+    from zavandor_env.agents.heuristic import (  # the check is a top-level tool
+        choose,
+        resolve_weights,
+    )
 
     weights = resolve_weights(None)
 
@@ -187,7 +190,7 @@ def run_selfcheck(
     decisions per player count were compared), cycling through the rule :data:`VARIANTS` and
     the seat policies; raises :class:`BackendMismatch` at the first difference, else returns
     what was covered."""
-    from .engine import native_available, native_status
+    from zavandor_env.engine import native_available, native_status
 
     if not native_available():
         raise RuntimeError(native_status())

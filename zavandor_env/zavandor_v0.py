@@ -6,6 +6,6 @@ results incomparable, as in PettingZoo's own environments.
 
 from __future__ import annotations
 
-from .envs.aec import env, raw_env
+from zavandor_env.envs.aec import env, raw_env
 
 __all__ = ["env", "raw_env"]

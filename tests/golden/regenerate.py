@@ -27,8 +27,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the repository root, for `tests.policies`
 
 from tests.policies import ThriftyPolicy, play  # noqa: E402 (after the path insert)
+from zavandor_env.encoding.observation import ObservationEncoder, decode  # noqa: E402
 from zavandor_env.engine import Game, GameConfig  # noqa: E402
-from zavandor_env.envs.observation import ObservationEncoder, decode  # noqa: E402
 
 # (file stem, config options, seed): 2, 4 and 6 players; one game with chosen characters and
 # the non-default rule options, so the goldens also pin those rules down.

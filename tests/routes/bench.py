@@ -88,7 +88,7 @@ def vector(game: str, mode: str, n: int = 4) -> float:
 
 def sb3(game: str, n: int = 4) -> float:
     if game == "Zavandor-v0":
-        from zavandor_env.sb3 import make_vec_env
+        from zavandor_env.envs.sb3 import make_vec_env
 
         env = make_vec_env(n, seed=0)
         masks: Callable[[], Any] = env.action_masks
@@ -132,7 +132,7 @@ def rows() -> list[tuple[str, Callable[[], float], Callable[[], float]]]:
                       lambda m=mode: vector("Zavandor-v0", m),
                       lambda m=mode: vector("CartPole-v1", m)))
     table += [
-        ("SB3 `VecEnv`: `zavandor_env.sb3.make_vec_env(4)` vs SB3's `make_vec_env` of "
+        ("SB3 `VecEnv`: `zavandor_env.envs.sb3.make_vec_env(4)` vs SB3's `make_vec_env` of "
          "CartPole-v1 (4)",
          lambda: sb3("Zavandor-v0"), lambda: sb3("CartPole-v1")),
         ("script: SB3 `PPO` on `SubprocVecEnv` (2), learning included, vs CartPole-v1",

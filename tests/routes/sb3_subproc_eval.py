@@ -1,7 +1,7 @@
 """SB3's own tools on a game: ``make_vec_env(..., vec_env_cls=SubprocVecEnv)`` (one process
 per game, started by forkserver), plain ``PPO`` and plain ``evaluate_policy`` (no masks: on our
 game its illegal moves end episodes, the default of every face); on Zavandor also
-``evaluate_policy`` on the native ``zavandor_env.sb3.make_vec_env``.
+``evaluate_policy`` on the native ``zavandor_env.envs.sb3.make_vec_env``.
 
 Usage: ``python sb3_subproc_eval.py GAME [STEPS]``.
 """
@@ -34,7 +34,7 @@ if __name__ == "__main__":
     print(f"{GAME} SubprocVecEnv: mean return {mean:.2f} +- {std:.2f}")
     print(f"steps/s: {rate:.0f}")
     if GAME == "Zavandor-v0":
-        from zavandor_env.sb3 import make_vec_env as make_native_vec_env
+        from zavandor_env.envs.sb3 import make_vec_env as make_native_vec_env
 
         native = make_native_vec_env(2, seed=0)
         mean, std = evaluate_policy(model, native, n_eval_episodes=4)

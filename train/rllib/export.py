@@ -61,8 +61,8 @@ def policy_from_module_state(state: Mapping[str, Any], activation: str,
 def policy_from_checkpoint(path: str | Path, info: dict[str, Any] | None = None) -> NumpyPolicy:
     """``main``'s policy from an RLlib-backend checkpoint folder, or the newest intact one of a
     run folder; reads tensors and JSON only (no Ray, no pickled objects)."""
-    from ..checkpointing import CheckpointError, find_resumable, read_checkpoint
-    from ..config import load_config
+    from zavandor_env.train.checkpointing import CheckpointError, find_resumable, read_checkpoint
+    from zavandor_env.train.config import load_config
 
     path = Path(path)
     try:

@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import SNAPSHOT, TrainConfig
+from zavandor_env.train.config import SNAPSHOT, TrainConfig
 
 MAIN = "main"
 

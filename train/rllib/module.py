@@ -25,7 +25,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
-from .env import MASK_KEY, OBS_KEY
+from zavandor_env.envs.rllib import MASK_KEY, OBS_KEY
 
 #: A logit no legal action can lose to (finite: ``-inf`` turns entropy and KL into NaN).
 MASKED_LOGIT = float(torch.finfo(torch.float32).min)

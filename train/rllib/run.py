@@ -40,9 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from zavandor_env.engine.printable import terminal_safe
-
-from ..checkpointing import (
+from zavandor_env.io.printable import terminal_safe
+from zavandor_env.train.checkpointing import (
     Checkpoint,
     CheckpointError,
     CheckpointWriter,
@@ -50,9 +49,14 @@ from ..checkpointing import (
     model_shape,
     obs_fingerprint,
 )
-from ..config import SNAPSHOT, TrainConfig, load_config
-from ..selfplay import TrainingInterrupted, _start_or_resume, _warn, load_run_config
-from . import RayMissingError, ray_session
+from zavandor_env.train.config import SNAPSHOT, TrainConfig, load_config
+from zavandor_env.train.rllib import RayMissingError, ray_session
+from zavandor_env.train.selfplay import (
+    TrainingInterrupted,
+    _start_or_resume,
+    _warn,
+    load_run_config,
+)
 
 #: Where the RLlib backend's TensorBoard scalars from the learner go, by SB3's names.
 LEARNER_TAGS = {"policy_loss": "train/policy_gradient_loss", "vf_loss": "train/value_loss",
@@ -83,11 +87,10 @@ def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from zavandor_env.engine.actions import NUM_ACTIONS
-
-    from .env import ZavandorMultiAgentEnv
-    from .league import MAIN, scripted_id
-    from .module import MaskedActorCritic, ScriptedModule
-    from .stats import GameStatsCallback
+    from zavandor_env.envs.rllib import ZavandorMultiAgentEnv
+    from zavandor_env.train.rllib.league import MAIN, scripted_id
+    from zavandor_env.train.rllib.module import MaskedActorCritic, ScriptedModule
+    from zavandor_env.train.rllib.stats import GameStatsCallback
 
     net = {"hidden": list(cfg.net_arch), "activation": cfg.activation}
     specs = {MAIN: RLModuleSpec(module_class=MaskedActorCritic, model_config=net)}
@@ -216,8 +219,8 @@ def push_mapping(algo: Any, mapping: Any) -> None:
 
 def add_snapshot(algo: Any, league: Any, step: int) -> str:
     """Copy ``main``'s weights into the next snapshot slot and start drawing it."""
-    from ..pool import snapshot_label
-    from .league import MAIN
+    from zavandor_env.train.pool import snapshot_label
+    from zavandor_env.train.rllib.league import MAIN
 
     slot = league.next_slot()
     main = module_states(algo)[MAIN]
@@ -229,8 +232,8 @@ def add_snapshot(algo: Any, league: Any, step: int) -> str:
 
 def export_main(algo: Any, cfg: TrainConfig, info: dict[str, Any] | None = None) -> Any:
     """``main``'s weights-only policy (actor and critic), from the learner."""
-    from .export import policy_from_module_state
-    from .league import MAIN
+    from zavandor_env.train.rllib.export import policy_from_module_state
+    from zavandor_env.train.rllib.league import MAIN
 
     return policy_from_module_state(module_states(algo)[MAIN], cfg.activation, info)
 
@@ -251,10 +254,9 @@ class _Trainer:
         from torch.utils.tensorboard import SummaryWriter
 
         from zavandor_env.agents.registry import parse_spec
-
-        from ..callbacks import Schedule
-        from ..rating import PoolRating
-        from .league import League
+        from zavandor_env.train.callbacks import Schedule
+        from zavandor_env.train.rating import PoolRating
+        from zavandor_env.train.rllib.league import League
 
         state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
         self.cfg = cfg
@@ -313,7 +315,7 @@ class _Trainer:
 
     def periodic(self, final: bool = False) -> None:
         """Chart, snapshot, evaluate and checkpoint as due (all of them when ``final``)."""
-        from .stats import chart_games, pop_summaries
+        from zavandor_env.train.rllib.stats import chart_games, pop_summaries
 
         summaries = [s for batch in self.algo.env_runner_group.foreach_env_runner(pop_summaries)
                      for s in batch]
@@ -337,7 +339,7 @@ class _Trainer:
 
     def evaluate(self) -> None:
         """``main`` (exported) against every evaluation opponent, on the one game driver."""
-        from ..evaluate import LEARNER, evaluate
+        from zavandor_env.train.evaluate import LEARNER, evaluate
 
         policy = export_main(self.algo, self.cfg)
         results = {}
@@ -359,8 +361,7 @@ class _Trainer:
 
     def save(self) -> None:
         from zavandor_env.agents.policy_file import save_policy
-
-        from ..checkpointing import write_text_atomic
+        from zavandor_env.train.checkpointing import write_text_atomic
 
         step = self.step
         payload = {"pool": self.league.state_dict(), "rating": self.rating.state_dict(),

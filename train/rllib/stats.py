@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
-from ..envs import BLOCK_NAMES
-from ..rating import ANCHOR, PoolRating
-from .env import SUMMARY_KEY
-from .league import MAIN, League
+from zavandor_env.envs.rllib import SUMMARY_KEY
+from zavandor_env.envs.training import BLOCK_NAMES
+from zavandor_env.train.rating import ANCHOR, PoolRating
+from zavandor_env.train.rllib.league import MAIN, League
 
 #: Summaries of the games finished in this process since the trainer last collected them.
 _SUMMARIES: list[dict[str, Any]] = []

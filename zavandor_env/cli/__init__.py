@@ -16,9 +16,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import bench, evaluate, ladder, play, replay, scorecard, selfcheck, serve
-from .common import Parser, UsageError, examples
-from .train import add_publish_parser, add_train_parser
+from zavandor_env.cli import bench, evaluate, ladder, play, replay, scorecard, selfcheck, serve
+from zavandor_env.cli.common import Parser, UsageError, examples
+from zavandor_env.cli.train import add_publish_parser, add_train_parser
 
 __all__ = ["UsageError", "build_parser", "main", "package_version"]
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from zavandor_env.cli import main
 
 sys.exit(main())

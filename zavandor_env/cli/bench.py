@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from .common import (
+from zavandor_env.cli.common import (
     NON_NEGATIVE,
     PLAYERS,
     UsageError,
@@ -19,7 +19,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from zavandor_env.bench import BenchRow, RecordedGame
+    from zavandor_env.bench.engine import BenchRow, RecordedGame
 
 
 def add_parser(sub: Any) -> None:
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``zavandor bench``; return the exit code."""
     from tqdm import tqdm
 
-    from zavandor_env.bench import engine_section
+    from zavandor_env.bench.engine import engine_section
     from zavandor_env.engine import native_available, native_status
 
     if args.json:
@@ -93,13 +93,13 @@ def _env_rows(args: argparse.Namespace, recorded: dict[int, list[RecordedGame]],
     """The environment and peer rows (printed as they are timed), or none without
     PettingZoo."""
     try:
-        from zavandor_env.envs.bench import bench_env_section
+        from zavandor_env.bench.env import bench_env_section
     except ImportError as exc:  # pettingzoo not installed: engine rows only
         print(f"  (skipped the environment rows: {exc})")
         return []
     from functools import partial
 
-    from zavandor_env.bench import native_extras
+    from zavandor_env.bench.engine import native_extras
 
     extras = partial(native_extras, seconds=args.seconds, seed=args.seed)
     rows: list[BenchRow] = bench_env_section(args.players, args.seconds, args.seed, recorded,

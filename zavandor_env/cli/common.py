@@ -138,7 +138,7 @@ def examples(*lines: str) -> str:
 def fail(command: str, message: object) -> int:
     """One line on stderr (the message may quote a file: its control characters are shown
     escaped, never sent to the terminal) and exit code 2."""
-    from zavandor_env.engine.printable import terminal_safe
+    from zavandor_env.io.printable import terminal_safe
 
     print(f"zavandor {command}: {terminal_safe(str(message), one_line=True)}", file=sys.stderr)
     return EXIT_USAGE
@@ -146,7 +146,7 @@ def fail(command: str, message: object) -> int:
 
 def show(text: str) -> None:
     """Print a report or a line that holds labels from a file, its control characters escaped."""
-    from zavandor_env.engine.printable import terminal_safe
+    from zavandor_env.io.printable import terminal_safe
 
     print(terminal_safe(text))
 
@@ -154,7 +154,7 @@ def show(text: str) -> None:
 def progress_wanted(args: argparse.Namespace) -> bool:
     """Progress bars only for a person at a terminal: never with ``--quiet``, and never into a
     redirected log (stderr a file or a pipe), which would fill with redrawn bars."""
-    from zavandor_env.engine.printable import is_terminal
+    from zavandor_env.io.printable import is_terminal
 
     return not getattr(args, "quiet", False) and is_terminal(sys.stderr)
 

@@ -7,9 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zavandor_env.extras import require
-
-from .common import (
+from zavandor_env.cli.common import (
     NON_NEGATIVE,
     PLAYERS,
     POSITIVE,
@@ -23,6 +21,7 @@ from .common import (
     remove_if_empty,
     show,
 )
+from zavandor_env.extras import require
 
 POLICY_2P = "policy:path=train/checkpoints/selfplay_2p/policy.npz"
 
@@ -82,7 +81,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zavandor_env.agents.tournament import (
+    from zavandor_env.eval.tournament import (
         JOURNAL_FILE,
         JournalError,
         RayConnectionError,
@@ -158,7 +157,7 @@ def _resume_hint(journal: Path) -> str:
 
 def _check_ray_options(args: argparse.Namespace) -> None:
     """Refuse ``--address`` without ``--ray``, and ``--ray`` where Ray is not installed."""
-    from zavandor_env.agents.tournament import RayMissingError, import_ray
+    from zavandor_env.eval.tournament import RayMissingError, import_ray
 
     if args.address and not args.ray:
         raise UsageError("--address names the Ray cluster to play on: give --ray too")
@@ -171,7 +170,7 @@ def _check_ray_options(args: argparse.Namespace) -> None:
 
 def _eval_config(args: argparse.Namespace) -> Any:
     from zavandor_env.agents.registry import parse_spec
-    from zavandor_env.agents.tournament import TournamentConfig
+    from zavandor_env.eval.tournament import TournamentConfig
 
     if args.config:
         if args.agents:
@@ -201,7 +200,7 @@ def _eval_config(args: argparse.Namespace) -> Any:
 
 def _new_output_dir(args: argparse.Namespace, config: Any) -> Path:
     """``eval_out/<YYYYmmdd-HHMMSS>-<lineup>``, new for this run."""
-    from zavandor_env.agents.tournament import default_output_dir, prepare_output_dir
+    from zavandor_env.eval.tournament import default_output_dir, prepare_output_dir
 
     name = Path(args.config).stem if args.config else "-".join(s.label for s in config.agents)
     return prepare_output_dir(default_output_dir(name))

@@ -7,9 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zavandor_env.extras import require
-
-from .common import (
+from zavandor_env.cli.common import (
     NON_NEGATIVE,
     PLAYERS,
     POSITIVE,
@@ -22,12 +20,13 @@ from .common import (
     remove_if_empty,
     show,
 )
+from zavandor_env.extras import require
 
 
 def add_parser(sub: Any) -> None:
     """Register ``ladder`` with the subcommands' action ``sub``."""
-    from zavandor_env.agents import ladder as ld
     from zavandor_env.agents.registry import ENGINE_HELP
+    from zavandor_env.eval import ladder as ld
 
     lad = sub.add_parser(
         "ladder", help="the public leaderboard: every standard agent against every other, "
@@ -81,9 +80,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zavandor_env.agents import ladder as ld
-    from zavandor_env.agents import scorecard as sc
-    from zavandor_env.agents.tournament import JournalError, default_output_dir
+    from zavandor_env.eval import ladder as ld
+    from zavandor_env.eval import scorecard as sc
+    from zavandor_env.eval.tournament import JournalError, default_output_dir
 
     try:
         if not args.no_chart:  # before any game is played: the chart needs matplotlib

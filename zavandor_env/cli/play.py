@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .common import (
+from zavandor_env.cli.common import (
     NON_NEGATIVE,
     UsageError,
     add_trust_pickle,
@@ -56,7 +56,7 @@ def _seats(args: argparse.Namespace) -> list[Agent]:
     """Every seat's agent, the person's at ``--seat``; a bad count, seat or spec raises."""
     from zavandor_env.agents.human import HumanAgent
     from zavandor_env.agents.registry import make_agent
-    from zavandor_env.engine.printable import colour_wanted
+    from zavandor_env.io.printable import colour_wanted
 
     n = 1 + len(args.opponents)
     if not 2 <= n <= 6:
@@ -74,8 +74,8 @@ def _seats(args: argparse.Namespace) -> list[Agent]:
 def run(args: argparse.Namespace) -> int:
     """Run ``zavandor play``; return the exit code."""
     from zavandor_env.agents.human import AuctionWatcher, QuitGame
-    from zavandor_env.agents.match import play_game
     from zavandor_env.engine import ACTION_NAMES, Game, GameConfig
+    from zavandor_env.eval.match import play_game
 
     try:
         agents = _seats(args)

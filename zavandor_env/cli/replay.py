@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, check_writable_file, examples, fail
+from zavandor_env.cli.common import UsageError, check_writable_file, examples, fail
 
 REPLAY = "my_eval/replays/game_l0_d0000_r0.json"
 
@@ -40,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``zavandor replay``; return the exit code."""
     from zavandor_env.engine import ACTION_NAMES, Game, ReplayError
     from zavandor_env.engine.outcome import game_outcome
-    from zavandor_env.engine.printable import terminal_safe
-    from zavandor_env.engine.text import describe
     from zavandor_env.io.files import UntrustedInputError, load_json
+    from zavandor_env.io.printable import terminal_safe
+    from zavandor_env.render.text import describe
 
     try:  # bounded: a deeply nested or huge file is refused in one line, not a RecursionError
         record = load_json(args.file, what="replay")

@@ -6,9 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from zavandor_env.extras import require
-
-from .common import (
+from zavandor_env.cli.common import (
     NON_NEGATIVE,
     PLAYERS,
     POSITIVE,
@@ -21,12 +19,13 @@ from .common import (
     remove_if_empty,
     show,
 )
+from zavandor_env.extras import require
 
 
 def add_parser(sub: Any) -> None:
     """Register ``scorecard`` with the subcommands' action ``sub``."""
     from zavandor_env.agents.registry import ENGINE_HELP
-    from zavandor_env.agents.scorecard import STANDARD_OPPONENTS
+    from zavandor_env.eval.scorecard import STANDARD_OPPONENTS
 
     card = sub.add_parser(
         "scorecard", help="the standard, deterministic evaluation of one agent",
@@ -75,8 +74,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zavandor_env.agents import scorecard as sc
-    from zavandor_env.agents.tournament import default_output_dir
+    from zavandor_env.eval import scorecard as sc
+    from zavandor_env.eval.tournament import default_output_dir
 
     try:
         if not args.no_chart:  # before any game is played: the chart needs matplotlib

@@ -6,7 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from .common import NON_NEGATIVE, PLAYERS, POSITIVE, add_quiet, examples, fail, progress_wanted
+from zavandor_env.cli.common import (
+    NON_NEGATIVE,
+    PLAYERS,
+    POSITIVE,
+    add_quiet,
+    examples,
+    fail,
+    progress_wanted,
+)
 
 
 def add_parser(sub: Any) -> None:

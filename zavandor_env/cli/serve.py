@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import NON_NEGATIVE, examples, fail, int_range
+from zavandor_env.cli.common import NON_NEGATIVE, examples, fail, int_range
 
 
 def add_parser(sub: Any) -> None:

@@ -10,7 +10,7 @@ The artifacts, in the order they are written:
 * ``schema``   -- the key table of ``configs/README.md``
   (:func:`zavandor_env.train.config.schema_markdown`).
 * ``docs``     -- ``docs/observation.md`` and ``docs/actions.md``, the observation layout and
-  the action table (:data:`zavandor_env.envs.docs.GENERATED`).
+  the action table (:data:`zavandor_env.codegen.observation_docs.GENERATED`).
 
 Everything is computed with the Python engine (``ZAVANDOR_BACKEND=python`` while it runs), so
 none of it needs the native core, and a stale one cannot spoil it.  It runs
@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .header import HEADER_PATH, REBUILD, CodegenError, render
+from zavandor_env.codegen.header import HEADER_PATH, REBUILD, CodegenError, render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,7 +111,7 @@ def _schema(write: bool) -> list[str]:
 
 
 def _docs(write: bool) -> list[str]:
-    from zavandor_env.envs.docs import GENERATED
+    from zavandor_env.codegen.observation_docs import GENERATED
 
     stale: list[str] = []
     for name, build in GENERATED.items():

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from zavandor_env.codegen import main
 
 sys.exit(main())

@@ -168,7 +168,8 @@ def _sizes(w: _Writer) -> None:
 
 
 def _state_codes(w: _Writer) -> None:
-    from zavandor_env.engine import state, validation
+    from zavandor_env.engine import state
+    from zavandor_env.io import saved_games as validation
     from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS
 
     w.section("state codes", "engine/state.py")
@@ -176,7 +177,7 @@ def _state_codes(w: _Writer) -> None:
     w.enum("Block", _members(state.Block, "BLOCK_"))
     w.const("ITEM_ARTIFACT", state.ITEM_ARTIFACT)
     w.const("ITEM_SENTINEL", state.ITEM_SENTINEL)
-    w.section("saved-state ceilings", "engine/validation.py, engine/config.py")
+    w.section("saved-state ceilings", "io/saved_games.py, engine/config.py")
     for name in ("MAX_DUST_CHITS", "MAX_SAGES_DUST", "MAX_VP", "MAX_AMOUNT"):
         w.const(name, getattr(validation, name))
     w.const("MAX_ROUNDS", MAX_ROUNDS)
@@ -452,9 +453,8 @@ def _naive(w: _Writer) -> None:
 
 
 def _vec(w: _Writer) -> None:
-    from zavandor_env.agents import vector_env as v
-
-    w.section("VecLearner codes", "agents/vector_env.py")
+    from zavandor_env.envs import vector as v
+    w.section("VecLearner codes", "zavandor_env/envs/vector.py")
     w.enum("VecStatus", [("VEC_READY", v.READY), ("VEC_PENDING", v.PENDING),
                          ("VEC_DONE", v.DONE)], "int8_t")
     kinds = sorted(((n, getattr(v, n)) for n in dir(v) if n.startswith("KIND_")),

@@ -13,17 +13,23 @@ run in Python or, when built, in the C++ core: ``Game.new(..., backend=...)``, s
 :mod:`.native`).
 """
 
-from .actions import ACTION_NAMES, NUM_ACTIONS, action_block, action_to_string, string_to_action
-from .agent import Agent, FunctionAgent
-from .config import ConfigError, GameConfig
-from .data import Art, Colour, Field, Gem, Sen
-from .errors import IllegalActionError, ReplayError
-from .game import Game, RoundEndError
-from .hands import Hand
-from .native import default_backend, native_available, native_status
-from .outcome import Outcome, competition_ranks
-from .state import Block, GameState, Phase, PlayerState, Purchase
-from .view import HiddenInformationError, PlayerView
+from zavandor_env.engine.actions import (
+    ACTION_NAMES,
+    NUM_ACTIONS,
+    action_block,
+    action_to_string,
+    string_to_action,
+)
+from zavandor_env.engine.agent import Agent, FunctionAgent
+from zavandor_env.engine.config import ConfigError, GameConfig
+from zavandor_env.engine.data import Art, Colour, Field, Gem, Sen
+from zavandor_env.engine.errors import IllegalActionError, ReplayError
+from zavandor_env.engine.game import Game, RoundEndError
+from zavandor_env.engine.hands import Hand
+from zavandor_env.engine.native import default_backend, native_available, native_status
+from zavandor_env.engine.outcome import Outcome, competition_ranks
+from zavandor_env.engine.state import Block, GameState, Phase, PlayerState, Purchase
+from zavandor_env.engine.view import HiddenInformationError, PlayerView
 
 __all__ = [
     "ACTION_NAMES",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import operator
 from typing import Final, SupportsIndex
 
-from .data import (
+from zavandor_env.engine.data import (
     CHIP_COSTS,
     FIELD_NAMES,
     GEM_NAMES,
@@ -34,7 +34,7 @@ from .data import (
     NUM_GEMS,
     NUM_SENTINELS,
 )
-from .names import ARTIFACT_NAMES, SENTINEL_NAMES
+from zavandor_env.engine.names import ARTIFACT_NAMES, SENTINEL_NAMES
 
 BID_RAISES: Final = (0, 1, 2, 5, 10, 20, 50)
 

@@ -9,14 +9,14 @@ the item's effects apply at once, before another auction can start.
 
 from __future__ import annotations
 
-from .actions import BID, BID_RAISES, LOSE_GEM, PASS, SELL_GEM
-from .data import ARTIFACTS, GEM_SALE_TABLE, NUM_CHIPS, NUM_GEMS, Art, Field, Gem
-from .economy import return_token, settle
-from .flow import alive_seats, end_turn
-from .knowledge import free_level_targets
-from .queries import item_min_bid, item_price, liquid, max_payable, may_acquire
-from .scoring import rescore
-from .state import ITEM_ARTIFACT, Block, GameState, Phase, PlayerState
+from zavandor_env.engine.actions import BID, BID_RAISES, LOSE_GEM, PASS, SELL_GEM
+from zavandor_env.engine.data import ARTIFACTS, GEM_SALE_TABLE, NUM_CHIPS, NUM_GEMS, Art, Field, Gem
+from zavandor_env.engine.economy import return_token, settle
+from zavandor_env.engine.flow import alive_seats, end_turn
+from zavandor_env.engine.knowledge import free_level_targets
+from zavandor_env.engine.queries import item_min_bid, item_price, liquid, max_payable, may_acquire
+from zavandor_env.engine.scoring import rescore
+from zavandor_env.engine.state import ITEM_ARTIFACT, Block, GameState, Phase, PlayerState
 
 
 def open_auction(state: GameState, kind: int, item: int) -> None:

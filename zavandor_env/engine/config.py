@@ -13,8 +13,8 @@ from typing import Annotated, Any, Final
 
 from pydantic import Field, field_validator
 
-from .data import CHARACTER_INDEX, MAX_PLAYERS, MIN_PLAYERS
-from .schema import checked
+from zavandor_env.engine.data import CHARACTER_INDEX, MAX_PLAYERS, MIN_PLAYERS
+from zavandor_env.engine.schema import checked
 
 #: Ceilings of the safety limits, far above any real game (the longest of 1,000 seeded games
 #: took 46 rounds and 856 decisions): a saved game within them stays small enough to load,
@@ -102,8 +102,8 @@ class GameConfig:
     @classmethod
     def from_yaml(cls, path: str | Path) -> GameConfig:
         """Load a game config file (``configs/game/*.yaml``): a mapping of config fields."""
-        from ..io.files import UntrustedInputError, load_yaml
-        from ..resources import data_path
+        from zavandor_env.io.files import UntrustedInputError, load_yaml
+        from zavandor_env.resources import data_path
 
         try:
             data = load_yaml(data_path(path), what="game config")

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from operator import mul
 from typing import Final
 
-from .data import (
+from zavandor_env.engine.data import (
     CONC_TOKEN0,
     DUST_CHITS,
     DUST_LOAD,
@@ -32,7 +32,7 @@ from .data import (
     TOKEN_LOAD,
     TOKEN_VALUE,
 )
-from .state import GameState, PlayerState
+from zavandor_env.engine.state import GameState, PlayerState
 
 _CHANGE_TABLE_SIZE: Final = 256
 

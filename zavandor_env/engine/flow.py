@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from .config import GameConfig
-from .data import (
+from zavandor_env.engine.config import GameConfig
+from zavandor_env.engine.data import (
     ARTIFACT_LETTERS,
     ARTIFACTS,
     CARDS_PER_CONCENTRATED,
@@ -31,11 +31,11 @@ from .data import (
     Gem,
     opal_dust,
 )
-from .economy import enforce_hand_limit, gain_dust, settle
-from .queries import hand_limit
-from .scoring import rescore
-from .state import Block, GameState, Phase, PlayerState
-from .supply import build_decks, draw_card
+from zavandor_env.engine.economy import enforce_hand_limit, gain_dust, settle
+from zavandor_env.engine.queries import hand_limit
+from zavandor_env.engine.scoring import rescore
+from zavandor_env.engine.state import Block, GameState, Phase, PlayerState
+from zavandor_env.engine.supply import build_decks, draw_card
 
 
 def new_state(config: GameConfig, seed: int | None) -> GameState:

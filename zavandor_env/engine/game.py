@@ -28,19 +28,19 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any, SupportsIndex
 
-from ..io.files import UntrustedInputError, parse_json
-from . import auction, turn
-from .actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
-from .config import GameConfig
-from .errors import IllegalActionError, ReplayError
-from .flow import new_state, start_round
-from .hands import Hand, hand_of
-from .native import core_from_state, new_core, resolve_backend
-from .outcome import Outcome, game_outcome
-from .scoring import winners
-from .state import GameState, Phase, Purchase
-from .validation import check_state_dict
-from .view import PlayerView
+from zavandor_env.engine import auction, turn
+from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
+from zavandor_env.engine.config import GameConfig
+from zavandor_env.engine.errors import IllegalActionError, ReplayError
+from zavandor_env.engine.flow import new_state, start_round
+from zavandor_env.engine.hands import Hand, hand_of
+from zavandor_env.engine.native import core_from_state, new_core, resolve_backend
+from zavandor_env.engine.outcome import Outcome, game_outcome
+from zavandor_env.engine.scoring import winners
+from zavandor_env.engine.state import GameState, Phase, Purchase
+from zavandor_env.engine.view import PlayerView
+from zavandor_env.io.files import UntrustedInputError, parse_json
+from zavandor_env.io.saved_games import check_state_dict
 
 FORMAT_VERSION = 1
 
@@ -128,7 +128,9 @@ class Game:
         else:  # stored as a plain int: the generator and the JSON save need one
             seed = check_seed(seed, or_none=True)
         if resolve_backend(backend) == "native":
-            from .native_game import NativeGame  # a subclass: imported when first needed
+            from zavandor_env.engine.native_game import (
+                NativeGame,  # a subclass: imported when first needed
+            )
 
             return NativeGame.wrap(new_core(config.to_dict(), seed), config, seed)
         game = cls(new_state(config, seed), seed)
@@ -403,7 +405,7 @@ class Game:
         if not game.is_over and not game.at_round_end and not game.legal_actions():
             raise ReplayError("malformed saved game: the pending decision has no legal action")
         if resolve_backend(backend) == "native":
-            from .native_game import NativeGame
+            from zavandor_env.engine.native_game import NativeGame
 
             try:  # the core checks every index and count again before storing it
                 core = core_from_state(state)
@@ -463,14 +465,16 @@ class Game:
 
     def describe(self) -> str:
         """The whole table as readable multi-line text (every hand shown: a referee's view)."""
-        from .text import describe  # imported here: only people debugging need it
+        from zavandor_env.render.text import (
+            describe,  # imported here: only people debugging need it
+        )
 
         return describe(self)
 
     def to_svg(self, seat: int | None = None) -> str:
         """The table as one self-contained SVG document: the spectator's view (``seat=None``)
-        or only what ``seat`` may know (see :func:`zavandor_env.engine.svg.to_svg`)."""
-        from .svg import to_svg  # imported here: only pictures need it
+        or only what ``seat`` may know (see :func:`zavandor_env.render.svg.to_svg`)."""
+        from zavandor_env.render.svg import to_svg  # imported here: only pictures need it
 
         return to_svg(self, seat)
 

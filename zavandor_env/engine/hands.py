@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .data import (
+from zavandor_env.engine.data import (
     CARD_TOKENS,
     COLOUR_NAMES,
     CONC_TOKEN0,
@@ -25,7 +25,7 @@ from .data import (
     NUM_COLOURS,
     NUM_TOKENS,
 )
-from .economy import hand_load, hand_value
+from zavandor_env.engine.economy import hand_load, hand_value
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .data import (
+from zavandor_env.engine.data import (
     EMPTY_DECK_DUST,
     MAX_LEVEL,
     NUM_FIELDS,
@@ -11,9 +11,9 @@ from .data import (
     TOKEN_VALUE,
     Field,
 )
-from .queries import has_means_for_colour
-from .state import GameState, PlayerState
-from .supply import draw_card
+from zavandor_env.engine.queries import has_means_for_colour
+from zavandor_env.engine.state import GameState, PlayerState
+from zavandor_env.engine.supply import draw_card
 
 
 def can_raise(player: PlayerState, field: int) -> bool:

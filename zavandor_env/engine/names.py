@@ -13,7 +13,7 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import Final
 
-from .data import ARTIFACTS, SENTINELS
+from zavandor_env.engine.data import ARTIFACTS, SENTINELS
 
 #: Artifact names by ``data.Art`` index (the suffixes of the ``open_<artifact>`` actions).
 ARTIFACT_NAMES: Final = tuple(a.name for a in ARTIFACTS)

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .scoring import winners as rule_winners
+from zavandor_env.engine.scoring import winners as rule_winners
 
 if TYPE_CHECKING:
-    from .game import Game
+    from zavandor_env.engine.game import Game
 
 
 @dataclass(frozen=True)

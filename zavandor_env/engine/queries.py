@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .data import (
+from zavandor_env.engine.data import (
     ACCUMULATION_SLOTS_BY_LEVEL,
     ARTIFACT_CROSS_DISCOUNTS,
     ARTIFACT_DISCOUNT_BY_LEVEL,
@@ -25,8 +25,8 @@ from .data import (
     Field,
     Gem,
 )
-from .economy import hand_value
-from .state import ITEM_ARTIFACT, GameState, PlayerState
+from zavandor_env.engine.economy import hand_value
+from zavandor_env.engine.state import ITEM_ARTIFACT, GameState, PlayerState
 
 _HAND_LIMIT_FIELDS = tuple(
     (f, m) for f, m in enumerate(HAND_LIMIT_FIELD_MODIFIER) if m

@@ -48,9 +48,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, SupportsIndex
 
-from .actions import END_TURN, string_to_action
-from .config import GameConfig
-from .data import (
+from zavandor_env.engine.actions import END_TURN, string_to_action
+from zavandor_env.engine.config import GameConfig
+from zavandor_env.engine.data import (
     ARTIFACTS,
     CARD_TOKEN_INDEX,
     CHARACTERS,
@@ -67,16 +67,16 @@ from .data import (
     SENTINELS,
     TOKEN_COLOUR,
 )
-from .economy import gain_dust
-from .flow import _determine_turn_order, assign_position_modifiers, begin_turn
-from .game import Game
-from .hands import token_notation
-from .hands import token_word as _token_word
-from .names import ARTIFACT_ALIASES, UnknownNameError, sentinel_index
-from .names import artifact_index as _artifact_index
-from .native import resolve_backend
-from .scoring import rescore
-from .state import Phase, PlayerState
+from zavandor_env.engine.economy import gain_dust
+from zavandor_env.engine.flow import _determine_turn_order, assign_position_modifiers, begin_turn
+from zavandor_env.engine.game import Game
+from zavandor_env.engine.hands import token_notation
+from zavandor_env.engine.hands import token_word as _token_word
+from zavandor_env.engine.names import ARTIFACT_ALIASES, UnknownNameError, sentinel_index
+from zavandor_env.engine.names import artifact_index as _artifact_index
+from zavandor_env.engine.native import resolve_backend
+from zavandor_env.engine.scoring import rescore
+from zavandor_env.engine.state import Phase, PlayerState
 
 #: Characters dealt when none are named: the ones whose starting field has no ongoing
 #: price effect come first, so default scenarios use plain gem and artifact prices.

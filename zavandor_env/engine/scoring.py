@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from operator import mul
 
-from .data import (
+from zavandor_env.engine.data import (
     ARTIFACTS,
     GEM_VP,
     MAX_LEVEL,
@@ -17,7 +17,7 @@ from .data import (
     Gem,
     Sen,
 )
-from .state import GameState, PlayerState
+from zavandor_env.engine.state import GameState, PlayerState
 
 _ARTIFACT_VP = tuple(a.vp for a in ARTIFACTS)
 

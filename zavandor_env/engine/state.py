@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from .config import GameConfig
-from .data import (
+from zavandor_env.engine.config import GameConfig
+from zavandor_env.engine.data import (
     ARTIFACTS,
     NUM_ARTIFACT_TYPES,
     NUM_CHIPS,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .data import CARD_TOKEN_INDEX, ENERGY_DECKS, NUM_COLOURS
-from .state import GameState
+from zavandor_env.engine.data import CARD_TOKEN_INDEX, ENERGY_DECKS, NUM_COLOURS
+from zavandor_env.engine.state import GameState
 
 
 def build_decks(state: GameState) -> None:

@@ -8,7 +8,7 @@ it explicitly); a closed block cannot be reopened this turn.
 
 from __future__ import annotations
 
-from .actions import (
+from zavandor_env.engine.actions import (
     ACTIVATE,
     ADVANCE,
     BUY_CHIP,
@@ -20,8 +20,8 @@ from .actions import (
     OPEN_SENTINEL,
     SELL_GEM,
 )
-from .auction import continue_resolution, open_auction, sell_gem
-from .data import (
+from zavandor_env.engine.auction import continue_resolution, open_auction, sell_gem
+from zavandor_env.engine.data import (
     ARTIFACTS,
     CHIP_COSTS,
     GEM_COST_TABLE,
@@ -35,9 +35,9 @@ from .data import (
     Field,
     Gem,
 )
-from .flow import end_turn
-from .knowledge import can_raise, raise_level
-from .queries import (
+from zavandor_env.engine.flow import end_turn
+from zavandor_env.engine.knowledge import can_raise, raise_level
+from zavandor_env.engine.queries import (
     active_slots,
     artifact_price,
     gems_sale_value,
@@ -46,7 +46,7 @@ from .queries import (
     may_own_gem,
     sentinel_price,
 )
-from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState
+from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState
 
 _CHEAPEST_CHIP = min(CHIP_COSTS)
 _BLOCK_OF_ACTION = (

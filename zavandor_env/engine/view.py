@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .data import (
+from zavandor_env.engine.data import (
     CONC_TOKEN0,
     CONCENTRATED_VALUE,
     DUST_TOKEN0,
@@ -28,11 +28,18 @@ from .data import (
     TOKEN_COLOUR,
     TOKEN_VALUE,
 )
-from .economy import hand_load, hand_value
-from .hands import Hand, hand_of
-from .queries import active_slots, gems_sale_value, hand_limit, item_price, may_acquire, may_own_gem
-from .scoring import sentinel_vp, victory_points
-from .state import GameState, Phase
+from zavandor_env.engine.economy import hand_load, hand_value
+from zavandor_env.engine.hands import Hand, hand_of
+from zavandor_env.engine.queries import (
+    active_slots,
+    gems_sale_value,
+    hand_limit,
+    item_price,
+    may_acquire,
+    may_own_gem,
+)
+from zavandor_env.engine.scoring import sentinel_vp, victory_points
+from zavandor_env.engine.state import GameState, Phase
 
 # Mean card value per colour: what an unseen card of that colour is expected to be worth.
 COLOUR_MEAN: tuple[float, ...] = tuple(

@@ -3,7 +3,7 @@
 benchmark.
 
 ``SingleAgentEnv`` and the registered Gymnasium id ``Zavandor-v0`` (built by
-``zavandor_env.agents.gym_env.make_env``) play the same default opponents, the agents layer's
+``zavandor_env.envs.gym_entry.make_env``) play the same default opponents, the agents layer's
 rule-based novice, which this package imports only when that default is used.
 
 Importing this package imports PettingZoo and Gymnasium; ``import zavandor_env.engine`` does not.
@@ -11,11 +11,11 @@ Importing this package imports PettingZoo and Gymnasium; ``import zavandor_env.e
 
 from __future__ import annotations
 
-from .. import GYM_ID, register_gymnasium
-from .aec import ENV_NAME, env, raw_env
-from .observation import OBS_SIZE, SLICES, ObservationEncoder, decode
-from .rewards import RewardConfig
-from .single_agent import SingleAgentEnv
+from zavandor_env import GYM_ID, register_gymnasium
+from zavandor_env.encoding.observation import OBS_SIZE, SLICES, ObservationEncoder, decode
+from zavandor_env.envs.aec import ENV_NAME, env, raw_env
+from zavandor_env.envs.rewards import RewardConfig
+from zavandor_env.envs.single_agent import SingleAgentEnv
 
 register_gymnasium()
 

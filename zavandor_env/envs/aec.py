@@ -45,16 +45,16 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..engine import Game, GameConfig, IllegalActionError
-from ..engine.actions import NUM_ACTIONS
-from ..engine.game import check_seed
-from ..engine.native import resolve_backend
-from ..engine.outcome import Outcome, game_outcome
-from .contract import check_illegal_action
-from .info import result_info, running_info
-from .observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
-from .render import RENDER_MODES, Renderer
-from .rewards import RewardConfig
+from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
+from zavandor_env.engine import Game, GameConfig, IllegalActionError
+from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.engine.game import check_seed
+from zavandor_env.engine.native import resolve_backend
+from zavandor_env.engine.outcome import Outcome, game_outcome
+from zavandor_env.envs.contract import check_illegal_action
+from zavandor_env.envs.info import result_info, running_info
+from zavandor_env.envs.rewards import RewardConfig
+from zavandor_env.render.modes import RENDER_MODES, Renderer
 
 ENV_NAME = "zavandor_v0"
 

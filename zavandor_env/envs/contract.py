@@ -23,7 +23,7 @@ from typing import Final
 
 import numpy as np
 
-from ..engine.actions import END_TURN, NUM_ACTIONS
+from zavandor_env.engine.actions import END_TURN, NUM_ACTIONS
 
 #: The illegal-action modes, by the one name every face uses (``illegal_action=``).
 ILLEGAL_ACTION_MODES: Final = ("terminate", "raise")

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.outcome import Outcome
+from zavandor_env.engine.outcome import Outcome
 
 #: The result keys of every step's ``info`` (see the module docstring).
 RESULT_KEYS = ("game_over", "terminated", "truncated", "illegal_action", "scores", "ranks",

@@ -56,7 +56,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from ..engine.outcome import Outcome
+from zavandor_env.engine.outcome import Outcome
 
 REWARD_SCHEMES: Final = ("win", "rank", "vp_margin")
 VP_MARGIN_SCALE: Final = 50.0

@@ -7,7 +7,7 @@ ends).  One episode is one seat's trajectory, so value bootstrapping never mixes
 Opponents, one per other seat in seat order after the learner, follow the one agent contract
 (:class:`zavandor_env.engine.agent.Agent`): ``opponents`` is ``"novice"`` (**the default**, as
 for ``gymnasium.make("Zavandor-v0")``: the rule-based novice, see
-:mod:`zavandor_env.agents.gym_env` for why), ``None`` (uniform random legal play for every
+:mod:`zavandor_env.envs.gym_entry` for why), ``None`` (uniform random legal play for every
 other seat, which ends most games in the first round), one :class:`Agent` (copied for each
 further seat, since an agent plays one seat at a time), or a sequence of ``num_players - 1``
 entries, each ``None`` or an :class:`Agent`.  Each agent is reset for its seat at every episode
@@ -19,7 +19,7 @@ refused with a ``TypeError``.  :meth:`SingleAgentEnv.set_opponents` swaps them f
 episode on (e.g. via ``VecEnv.env_method``).
 
 ``gymnasium.make("Zavandor-v0")`` does not build this class directly: its entry point,
-:func:`zavandor_env.agents.gym_env.make_env`, plays against rule-based opponents that finish
+:func:`zavandor_env.envs.gym_entry.make_env`, plays against rule-based opponents that finish
 their games, because uniformly random players ruin their own economy (see that module).
 
 Rewards are configured only in the AEC environment (:mod:`zavandor_env.envs.rewards`; the
@@ -53,15 +53,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..engine import Game
-from ..engine.actions import NUM_ACTIONS
-from ..engine.agent import Agent
-from ..engine.outcome import Outcome, game_outcome
-from .aec import raw_env
-from .contract import check_illegal_action, finished_mask
-from .info import result_info, running_info
-from .observation import OBS_BOUND, OBS_SIZE
-from .render import RENDER_MODES, Renderer
+from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE
+from zavandor_env.engine import Game
+from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.engine.agent import Agent
+from zavandor_env.engine.outcome import Outcome, game_outcome
+from zavandor_env.envs.aec import raw_env
+from zavandor_env.envs.contract import check_illegal_action, finished_mask
+from zavandor_env.envs.info import result_info, running_info
+from zavandor_env.render.modes import RENDER_MODES, Renderer
 
 #: What ``opponents`` accepts: ``None``, an :class:`Agent`, or one of those per other seat.
 Opponents = Agent | Sequence[Agent | None] | None
@@ -82,7 +82,7 @@ def _default_opponents(opponents: object) -> object:
 
 def _opponent_error(value: object) -> TypeError:
     hint = (" (build agents from spec strings with zavandor_env.agents.make_agent, or use "
-            "zavandor_env.agents.gym_env.make_env)") if isinstance(value, str) else ""
+            "zavandor_env.envs.gym_entry.make_env)") if isinstance(value, str) else ""
     return TypeError(
         f"an opponent must be None (uniform random play) or a zavandor_env.engine.agent.Agent, "
         f"got {value!r}{hint}; wrap a function fn(observation, view, legal_actions) in "

@@ -15,7 +15,7 @@ the engine, a bot or a trainer sees it; every file we write is written here, ato
   memory (workers, envs, threads, widths, agents, lineups, budgets).
 
 Saved games and replays are read by :mod:`zavandor_env.engine.game` through these readers, and
-OpenSpiel state strings by :mod:`zavandor_env._openspiel_text`.
+OpenSpiel state strings by :mod:`zavandor_env.envs.openspiel_text`.
 
 Errors are :class:`~zavandor_env.io.files.UntrustedInputError` (a ``ValueError``) with a
 one-line message; callers wrap it in their own error type when they have one.
@@ -23,6 +23,6 @@ one-line message; callers wrap it in their own error type when they have one.
 
 from __future__ import annotations
 
-from .files import UntrustedInputError
+from zavandor_env.io.files import UntrustedInputError
 
 __all__ = ["UntrustedInputError"]

@@ -142,7 +142,7 @@ def parse_yaml(
     (:mod:`~zavandor_env.io.plain_yaml`)."""
     import yaml
 
-    from .plain_yaml import plain_data_loader
+    from zavandor_env.io.plain_yaml import plain_data_loader
 
     text = _text(data, what, max_bytes)
     try:  # the loader counts depth itself: PyYAML recurses only when composing nodes

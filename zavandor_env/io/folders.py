@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .files import UntrustedInputError, write_atomic
+from zavandor_env.io.files import UntrustedInputError, write_atomic
 
 #: The pid of a folder's writer (only to name it when a second writer is refused).
 LOCK_FILE: Final = ".zavandor-lock"

@@ -28,8 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .files import UntrustedInputError, parse_json
-from .limits import MAX_JOURNAL_BYTES, MAX_JOURNAL_LINE_BYTES, MAX_JOURNAL_LINES, MAX_SEED
+from zavandor_env.io.files import UntrustedInputError, parse_json
+from zavandor_env.io.limits import (
+    MAX_JOURNAL_BYTES,
+    MAX_JOURNAL_LINE_BYTES,
+    MAX_JOURNAL_LINES,
+    MAX_SEED,
+)
 
 T = TypeVar("T")
 

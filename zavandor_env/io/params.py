@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .files import UntrustedInputError
+from zavandor_env.io.files import UntrustedInputError
 
 #: Longest value quoted in an error message (a longer one is cut, with its length).
 MAX_SHOWN_CHARS = 60

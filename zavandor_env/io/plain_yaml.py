@@ -30,7 +30,7 @@ import re
 from functools import cache
 from typing import Any
 
-from .limits import MAX_NUMBER_CHARS, MAX_YAML_NODES
+from zavandor_env.io.limits import MAX_NUMBER_CHARS, MAX_YAML_NODES
 
 _NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
 _BOOL = re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")

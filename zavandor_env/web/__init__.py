@@ -5,7 +5,7 @@
   for a learned policy, its action probabilities and value estimate.
 * :mod:`.server` serves a game against agents to a person on 127.0.0.1 (``zavandor serve``).
 
-Both draw the board with :func:`zavandor_env.engine.svg.to_svg`.  This package sits on top,
+Both draw the board with :func:`zavandor_env.render.svg.to_svg`.  This package sits on top,
 beside the CLI: it imports the engine and the agents, and nothing imports it but the CLI.
 The pages' HTML, CSS and JavaScript live in ``static/`` and are inlined, so every page is one
 file with no network access.

@@ -63,15 +63,14 @@ from typing import Any
 
 from zavandor_env.agents.base import Agent
 from zavandor_env.agents.human import HELP, AuctionWatcher
-from zavandor_env.agents.match import ObservationFn, default_observation_fn
 from zavandor_env.agents.registry import make_agent
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import ACTION_NAMES, action_block, action_to_string
 from zavandor_env.engine.errors import PicklableError
 from zavandor_env.engine.outcome import game_outcome
+from zavandor_env.eval.match import ObservationFn, default_observation_fn
 from zavandor_env.io.files import UntrustedInputError, parse_json
-
-from . import asset, fill
+from zavandor_env.web import asset, fill
 
 #: Decisions the agents may take in one request before the server gives up on the game (a
 #: safety net far above any real game: GameConfig.max_decisions ends games long before).
@@ -203,7 +202,7 @@ class Table:
     # ---- what the page shows ---------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """The table as the person sees it, for the page's script."""
-        from zavandor_env.engine.svg import to_svg
+        from zavandor_env.render.svg import to_svg
 
         game = self.game
         outcome = game_outcome(game)

@@ -1,7 +1,7 @@
 """A replay as one self-contained HTML page: ``zavandor replay FILE --html OUT.html``.
 
 The page holds everything it shows (no server, no network: it works from ``file://``): the
-board as drawn by :func:`~zavandor_env.engine.svg.to_svg` before every decision and after the
+board as drawn by :func:`~zavandor_env.render.svg.to_svg` before every decision and after the
 last, who decided what from which legal actions, the auctions won, every seat's VP over the
 game and, where the replay carries them (``"annotations"``, recorded for agents that explain
 their decisions, e.g. a learned policy), the policy's top action probabilities and value
@@ -29,8 +29,7 @@ from zavandor_env.agents.human import AuctionWatcher
 from zavandor_env.engine import Game
 from zavandor_env.engine.actions import ACTION_NAMES
 from zavandor_env.engine.outcome import game_outcome
-
-from . import asset, fill
+from zavandor_env.web import asset, fill
 
 #: Draws the table (``to_svg(game, seat)``); injectable so tests can time or stub it.
 Render = Callable[[Game], str]
@@ -39,7 +38,7 @@ _ELEMENT_BOUNDARY = re.compile(r"(?<=>)(?=<)")
 
 
 def _default_render(game: Game) -> str:
-    from zavandor_env.engine.svg import to_svg
+    from zavandor_env.render.svg import to_svg
 
     return to_svg(game, None)  # the referee's view: a replay shows every hand
 

@@ -48,14 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zavandor_env.agents.registry import AgentSpec, AgentSpecError, parse_spec
 from zavandor_env.engine import GameConfig
-from zavandor_env.io.files import write_atomic
-from zavandor_env.io.folders import Folder, FolderError
-from zavandor_env.resources import data_path
-
-from .registry import AgentSpec, AgentSpecError, parse_spec
-from .stats import SeatRecord, summarize, wilson_interval
-from .tournament import (
+from zavandor_env.eval.stats import SeatRecord, summarize, wilson_interval
+from zavandor_env.eval.tournament import (
     GameRecord,
     OutputDirError,
     TournamentConfig,
@@ -66,6 +62,9 @@ from .tournament import (
     release_output_dir,
     run_tournament,
 )
+from zavandor_env.io.files import write_atomic
+from zavandor_env.io.folders import Folder, FolderError
+from zavandor_env.resources import data_path
 
 #: Version of the card's JSON layout (bumped when a key changes meaning).
 SCORECARD_FORMAT = 1
@@ -372,7 +371,7 @@ def _policy_file(spec: AgentSpec) -> dict[str, Any] | None:
     path = data_path(given)
     info: dict[str, Any] = {"path": given, "sha256": _sha256(path), "obs_fingerprint": None}
     if path.suffix.lower() == ".npz":
-        from .policy_file import load_policy
+        from zavandor_env.agents.policy_file import load_policy
 
         info["obs_fingerprint"] = load_policy(path, fingerprint=None).fingerprint
     return info
@@ -406,7 +405,7 @@ class Scorecard:
     def to_dict(self) -> dict[str, Any]:
         """Every number of the card (nothing that varies between runs of the same inputs)."""
         from zavandor_env import __version__
-        from zavandor_env.envs.observation import OBS_FINGERPRINT
+        from zavandor_env.encoding.observation import OBS_FINGERPRINT
 
         cfg = self.config
         spec = cfg.candidate()
@@ -485,7 +484,7 @@ class Scorecard:
     def markdown(self) -> str:
         """``scorecard.md``: the tables, ready to paste, with what produced them."""
         from zavandor_env import __version__
-        from zavandor_env.envs.observation import OBS_FINGERPRINT
+        from zavandor_env.encoding.observation import OBS_FINGERPRINT
 
         cfg = self.config
         lines = [f"# Scorecard: `{cfg.spec}`", "",

@@ -15,15 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zavandor_env.agents.registry import AgentSpec, parse_spec
 from zavandor_env.engine.data import MAX_PLAYERS, MIN_PLAYERS
 from zavandor_env.io.files import load_yaml
 from zavandor_env.io.limits import MAX_AGENTS, MAX_GAMES, MAX_LINEUPS, MAX_SEED, MAX_WORKERS
 from zavandor_env.resources import data_path
 
-from .registry import AgentSpec, parse_spec
-
 if TYPE_CHECKING:
-    from .tournament import TournamentConfig
+    from zavandor_env.eval.tournament import TournamentConfig
 
 __all__ = ["FILE_KEYS", "TournamentConfigError", "check_config", "lineup_count",
            "read_tournament_file"]

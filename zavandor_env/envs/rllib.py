@@ -43,15 +43,14 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.typing import MultiAgentDict
 
 from zavandor_env.agents.registry import AgentSpec, parse_spec
+from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.outcome import game_outcome
 from zavandor_env.envs.aec import raw_env
 from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action
 from zavandor_env.envs.info import result_info, running_info
-from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
-
-from ..envs import ACTION_TO_BLOCK, BLOCK_NAMES
+from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES
 
 #: Observation keys (RLlib's masking convention: the network reads ``observations``).
 OBS_KEY = "observations"

@@ -23,9 +23,9 @@ import random
 import time
 from collections.abc import Sequence
 
-from .engine import Game, GameConfig
-from .engine.benchmark import BenchRow, RecordedGame, check_seconds
-from .engine.native import core_module
+from zavandor_env.bench.records import BenchRow, RecordedGame, check_seconds
+from zavandor_env.engine import Game, GameConfig
+from zavandor_env.engine.native import core_module
 
 __all__ = ["BenchRow", "RecordedGame", "check_seconds"]  # re-exported: the rows' one definition
 
@@ -90,7 +90,7 @@ def record_heuristic_games(
     whole-game speed with the agents' thinking included, and the games to replay.  On the
     native backend the heuristic decides natively too (see ``HeuristicAgent``)."""
     from zavandor_env.agents.heuristic import HeuristicAgent  # the bench is a top-level tool
-    from zavandor_env.agents.match import play_game
+    from zavandor_env.eval.match import play_game
 
     seconds = check_seconds(seconds)
     config = GameConfig(num_players=num_players)
@@ -316,7 +316,7 @@ def native_extras(num_players: int, seconds: float = 3.0, seed: int = 0) -> list
     """Rows of what runs natively beyond the engine: the batched vector env (N=64, random
     and heuristic opponents), MCTS iterations per second with the search on each engine, and
     the network-guided search's iterations per second."""
-    from zavandor_env.agents.vector_env import bench_vector_row
+    from zavandor_env.envs.vector import bench_vector_row
 
     # Under the rulebook's Curse a random learner is out within a round (games of ~5 learner
     # steps: new deals dominate); with the affordability filter games run their full length.

@@ -15,7 +15,7 @@ result, the nine sentinels, the turn order with its price modifiers and the supp
 The output depends only on the state (no clock, no randomness, no dict-order surprises), so
 the same state gives the same string, and it is plain string building with the standard
 library only (about a millisecond for four players), cheap enough to draw every frame.
-Rasterising it is ``zavandor_env.envs.picture``'s job.
+Rasterising it is ``zavandor_env.render.picture``'s job.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from numbers import Integral
 from typing import TYPE_CHECKING, Final
 
-from .actions import action_to_string
-from .data import (
+from zavandor_env.engine.actions import action_to_string
+from zavandor_env.engine.data import (
     ARTIFACTS,
     CHARACTERS,
     CHIP_COSTS,
@@ -49,12 +49,12 @@ from .data import (
     Sen,
     token_name,
 )
-from .names import ARTIFACT_NAMES, SENTINEL_NAMES
-from .state import ITEM_ARTIFACT, Block, Phase
-from .view import PlayerView, SeatView
+from zavandor_env.engine.names import ARTIFACT_NAMES, SENTINEL_NAMES
+from zavandor_env.engine.state import ITEM_ARTIFACT, Block, Phase
+from zavandor_env.engine.view import PlayerView, SeatView
 
 if TYPE_CHECKING:
-    from .game import Game
+    from zavandor_env.engine.game import Game
 
 # ---- geometry -------------------------------------------------------------------------------
 WIDTH: Final = 1280

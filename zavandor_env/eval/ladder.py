@@ -2,7 +2,7 @@
 
 A ladder is one tournament per player count (2, 4 and 6 by default) between the same agents
 (:data:`STANDARD_AGENTS`, or any specs given), played through the tournament machinery
-(:mod:`zavandor_env.agents.tournament`: the one game driver, the one definition of a result,
+(:mod:`zavandor_env.eval.tournament`: the one game driver, the one definition of a result,
 its journal for resuming).  Per player count it reports:
 
 * **ratings**: OpenSkill Plackett-Luce over whole-game rankings, one update per game in
@@ -58,17 +58,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zavandor_env.agents.base import Agent
+from zavandor_env.agents.registry import AgentSpec, AgentSpecError, parse_spec
 from zavandor_env.engine import GameConfig
-from zavandor_env.io.files import write_atomic
-from zavandor_env.io.folders import Folder, FolderError
-from zavandor_env.resources import data_path
-
-from .base import Agent
-from .match import play_game
-from .registry import AgentSpec, AgentSpecError, parse_spec
-from .scorecard import DEFAULT_GAME_OPTIONS, check_run_shape, describe_rules, format_spec
-from .stats import AgentSummary, summarize
-from .tournament import (
+from zavandor_env.eval.match import play_game
+from zavandor_env.eval.scorecard import (
+    DEFAULT_GAME_OPTIONS,
+    check_run_shape,
+    describe_rules,
+    format_spec,
+)
+from zavandor_env.eval.stats import AgentSummary, summarize
+from zavandor_env.eval.tournament import (
     GameRecord,
     OutputDirError,
     TournamentConfig,
@@ -79,6 +80,9 @@ from .tournament import (
     release_output_dir,
     run_tournament,
 )
+from zavandor_env.io.files import write_atomic
+from zavandor_env.io.folders import Folder, FolderError
+from zavandor_env.resources import data_path
 
 #: Version of ``ladder.json``'s layout (bumped when a key changes meaning).
 LADDER_FORMAT = 1
@@ -507,8 +511,7 @@ class Ladder:
     def to_dict(self) -> dict[str, Any]:
         """Every number of the ladder (nothing that varies between runs of the same inputs)."""
         from zavandor_env import __version__
-
-        from .scorecard import _versions
+        from zavandor_env.eval.scorecard import _versions
 
         cfg = self.config
         return {

@@ -101,6 +101,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.engine import GameConfig
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.agent import Agent
@@ -115,7 +116,6 @@ from zavandor_env.envs.info import (
     fill_result,
     with_presence,
 )
-from zavandor_env.envs.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.envs.rewards import RewardConfig
 from zavandor_env.envs.single_agent import check_learner_seat
 
@@ -170,7 +170,9 @@ def _native_weights(weights: Any) -> Any:
     native = core_module()
     if isinstance(weights, native.HeuristicWeights):
         return weights
-    from .heuristic import resolve_weights  # None, a HeuristicWeights or overrides
+    from zavandor_env.agents.heuristic import (
+        resolve_weights,  # None, a HeuristicWeights or overrides
+    )
 
     return native.HeuristicWeights(resolve_weights(weights).to_dict())
 
@@ -181,7 +183,10 @@ def _native_planner(params: Any) -> Any:
     native = core_module()
     if isinstance(params, native.PlannerParams):
         return params
-    from .planner import native_planner_params, resolve_params  # a PlannerParams or overrides
+    from zavandor_env.agents.planner import (  # a PlannerParams or overrides
+        native_planner_params,
+        resolve_params,
+    )
 
     return native_planner_params(resolve_params(params))
 
@@ -339,7 +344,7 @@ class ZavandorVectorEnv(VectorEnv):
         if callable(spec):
             return KIND_EXTERNAL
         if isinstance(spec, (str, Mapping)):
-            from .registry import parse_spec
+            from zavandor_env.agents.registry import parse_spec
 
             parse_spec(spec)  # AgentSpecError (a ValueError) for an unknown agent
             return KIND_EXTERNAL
@@ -408,7 +413,7 @@ class ZavandorVectorEnv(VectorEnv):
         if isinstance(spec, Agent):
             agent = deepcopy(spec)
         else:
-            from .registry import parse_spec
+            from zavandor_env.agents.registry import parse_spec
 
             agent = parse_spec(spec).build(int(self._rng.integers(2**31)))
         self._built[key] = (spec, agent)
@@ -766,7 +771,7 @@ def make_vector_env(
     vectorization_mode="vector_entry_point", **options)``.
 
     The games of ``gymnasium.make("Zavandor-v0")`` (novice opponents by default, see
-    :mod:`zavandor_env.agents.gym_env`), ``num_envs`` of them batched natively, with
+    :mod:`zavandor_env.envs.gym_entry`), ``num_envs`` of them batched natively, with
     Gymnasium's default autoreset (``NEXT_STEP``, which its vector wrappers require).
     ``options`` are :class:`ZavandorVectorEnv`'s (``seed``, ``learner_seat``, reward and rule
     options); an unknown one raises ``TypeError``."""
@@ -843,7 +848,7 @@ def bench_vector_row(num_players: int, num_envs: int = 64, seconds: float = 3.0,
                      opponents: Any = "random", seed: int = 0, **options: Any) -> Any:
     """:func:`bench_vector` as a ``zavandor bench`` row (with games, truncated share, rounds);
     rule ``options`` that differ from the rulebook's are named in the row."""
-    from zavandor_env.engine.benchmark import BenchRow
+    from zavandor_env.bench.records import BenchRow
 
     rate, steps, games, trunc_share, rounds, elapsed = _bench(num_players, num_envs, seconds,
                                                               opponents, seed, **options)

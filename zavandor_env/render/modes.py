@@ -1,13 +1,13 @@
 """Rendering for the environments (one place for both): the spectator's view of the table.
 
-* ``"ansi"`` returns :func:`zavandor_env.engine.text.describe` (every hand shown in full);
-* ``"human"`` shows the picture of :func:`zavandor_env.engine.svg.to_svg` in a live browser
+* ``"ansi"`` returns :func:`zavandor_env.render.text.describe` (every hand shown in full);
+* ``"human"`` shows the picture of :func:`zavandor_env.render.svg.to_svg` in a live browser
   page and prints the text with terminal colours (headings in bold, the deciding seat
   highlighted, the legal actions dimmed), for machines without a screen;
-* ``"rgb_array"`` returns the picture of :func:`zavandor_env.engine.svg.to_svg` as an
+* ``"rgb_array"`` returns the picture of :func:`zavandor_env.render.svg.to_svg` as an
   H x W x 3 ``uint8`` array (Gymnasium's convention; needs the ``render`` extra, part of ``rl``).
 
-A seat's own hidden-information view for human play lives in ``zavandor_env.agents.table``
+A seat's own hidden-information view for human play lives in ``zavandor_env.render.table``
 (text) and ``game.to_svg(seat=k)`` (picture).
 """
 
@@ -20,10 +20,10 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
-from ..engine import Game
-from ..engine.text import describe
-from ..extras import require
-from ..io.files import write_atomic
+from zavandor_env.engine import Game
+from zavandor_env.extras import require
+from zavandor_env.io.files import write_atomic
+from zavandor_env.render.text import describe
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
@@ -84,7 +84,9 @@ class Renderer:
         if game is None:
             raise RuntimeError("call reset() before render()")
         if mode == "rgb_array":
-            from .picture import frame  # lazy: the rasteriser is an optional dependency
+            from zavandor_env.render.picture import (
+                frame,  # lazy: the rasteriser is an optional dependency
+            )
 
             return frame(game)
         if mode == "ansi":

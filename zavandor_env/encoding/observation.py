@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from ..engine.actions import ACTION_NAMES, NUM_ACTIONS
-from ..engine.data import (
+from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
+from zavandor_env.engine.data import (
     ARTIFACTS,
     CARD_LOAD,
     CARD_TOKENS,
@@ -69,13 +69,13 @@ from ..engine.data import (
     TOKEN_VALUE,
     token_name,
 )
-from ..engine.economy import hand_value
-from ..engine.native import core_module, native_available, native_observe
-from ..engine.queries import hand_limit, item_price, max_payable
-from ..engine.state import Block, GameState, Phase
+from zavandor_env.engine.economy import hand_value
+from zavandor_env.engine.native import core_module, native_available, native_observe
+from zavandor_env.engine.queries import hand_limit, item_price, max_payable
+from zavandor_env.engine.state import Block, GameState, Phase
 
 if TYPE_CHECKING:
-    from ..engine.game import Game
+    from zavandor_env.engine.game import Game
 
 MONEY: Final = 100.0  # energy amounts (prices, bids, hand value) are divided by this
 OBS_BOUND: Final = 10.0  # scaled values are clipped to [-OBS_BOUND, OBS_BOUND] (normally |x| < 3)

@@ -1,8 +1,8 @@
 """The records every benchmark shares: a timed row and a recorded game to replay.
 
 They sit in the engine layer because every layer's benchmark reports them: the engine rows
-(``zavandor_env.bench``, ``zavandor bench``), the environment rows (``zavandor_env.envs.bench``)
-and the native vector env's row (``zavandor_env.agents.vector_env``).
+(``zavandor_env.bench.engine``, ``zavandor bench``), the environment rows
+(``zavandor_env.bench.env``) and the native vector env's row (``zavandor_env.envs.vector``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ junk line stops the read at once instead of after the whole file is held in memo
 journal is never opened through a symlink.
 
 The tournament streams its finished games here (``games.jsonl``, see
-:mod:`zavandor_env.agents.tournament`) so that ``zavandor eval --resume`` plays only the games
+:mod:`zavandor_env.eval.tournament`) so that ``zavandor eval --resume`` plays only the games
 that are missing.
 """
 

@@ -1,6 +1,6 @@
 """Pixels of the table, for ``render_mode="rgb_array"``: the engine's SVG, rasterised.
 
-:func:`frame` draws a game with :func:`zavandor_env.engine.svg.to_svg` and rasterises it with
+:func:`frame` draws a game with :func:`zavandor_env.render.svg.to_svg` and rasterises it with
 resvg (the ``resvg-py`` wheel: a self-contained Rust renderer, no system libraries), decoding
 its PNG with Pillow.  Both come with the ``render`` extra (``pip install "zavandor-env[render]"``,
 also part of ``rl``); they are imported on first use, so the rest of the package works without
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.svg import to_svg
-from ..extras import require
+from zavandor_env.extras import require
+from zavandor_env.render.svg import to_svg
 
 if TYPE_CHECKING:
-    from ..engine import Game
+    from zavandor_env.engine import Game
 
 def _rasteriser() -> tuple[Any, Any]:
     """The resvg binding and Pillow's Image module, imported lazily with one clear error."""

@@ -1,9 +1,9 @@
 """``python_zavandor`` for OpenSpiel (imports ``pyspiel``; registers the game on import).
 
-Imported by :mod:`zavandor_env.openspiel`, which documents the game and stays importable
+Imported by :mod:`zavandor_env.envs.openspiel`, which documents the game and stays importable
 without the ``openspiel`` extra (so the ``openspiel`` agent spec can say what is missing).
 
-States are saved as checked data (:mod:`zavandor_env._openspiel_text`), never pickled: our
+States are saved as checked data (:mod:`zavandor_env.envs.openspiel_text`), never pickled: our
 ``state.serialize()`` and ``game.deserialize_state(text)`` replace OpenSpiel's, and importing
 this module puts the same guard in front of ``pyspiel.serialize_game_and_state`` and
 ``pyspiel.deserialize_game_and_state`` for this game (other games pass through unchanged).
@@ -19,7 +19,15 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ._openspiel_text import (
+from zavandor_env.encoding.observation import OBS_SIZE, ObservationEncoder
+from zavandor_env.engine import Game, GameConfig
+from zavandor_env.engine.actions import NUM_ACTIONS, action_to_string
+from zavandor_env.engine.determinize import determinize
+from zavandor_env.engine.errors import IllegalActionError
+from zavandor_env.engine.native import core_from_state, resolve_backend
+from zavandor_env.engine.native_game import NativeGame
+from zavandor_env.engine.outcome import Outcome, game_outcome
+from zavandor_env.envs.openspiel_text import (
     DEAL_DRAWS,
     DEAL_OUTCOMES,
     StateTextError,
@@ -27,16 +35,8 @@ from ._openspiel_text import (
     parse_state,
     split_game_and_state,
 )
-from .engine import Game, GameConfig
-from .engine.actions import NUM_ACTIONS, action_to_string
-from .engine.determinize import determinize
-from .engine.errors import IllegalActionError
-from .engine.native import core_from_state, resolve_backend
-from .engine.native_game import NativeGame
-from .engine.outcome import Outcome, game_outcome
-from .envs.observation import OBS_SIZE, ObservationEncoder
-from .envs.rewards import terminal_rewards
-from .io.limits import MAX_SEED
+from zavandor_env.envs.rewards import terminal_rewards
+from zavandor_env.io.limits import MAX_SEED
 
 __all__ = ["GAME_NAME", "IllegalSpielActionError", "StateTextError", "ZavandorGame",
            "ZavandorState", "deal_seed", "on_backend"]
@@ -133,7 +133,7 @@ class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type s
 
     def deserialize_state(self, text: str) -> ZavandorState:
         """The state saved as ``text`` by :meth:`ZavandorState.serialize`, every field
-        checked (:mod:`zavandor_env._openspiel_text`); :class:`StateTextError` otherwise.
+        checked (:mod:`zavandor_env.envs.openspiel_text`); :class:`StateTextError` otherwise.
         Nothing is unpickled: OpenSpiel's pickled form is refused."""
         players = self.num_players()
         record = parse_state(text, players, self.max_game_length() + DEAL_DRAWS)
@@ -294,7 +294,7 @@ class ZavandorState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
 
     # ---- saving and copying ---------------------------------------------------------------
     def serialize(self) -> str:
-        """This state as one line of checked JSON (:mod:`zavandor_env._openspiel_text`), for
+        """This state as one line of checked JSON (:mod:`zavandor_env.envs.openspiel_text`), for
         ``game.deserialize_state(text)``; never a pickle."""
         history = [(int(step.player), int(step.action)) for step in self.full_history()]
         game = None if self._table is None else self._table.game.to_dict()

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .actions import ACTION_NAMES
-from .data import (
+from zavandor_env.engine.actions import ACTION_NAMES
+from zavandor_env.engine.data import (
     CHARACTERS,
     CHIP_COSTS,
     COLOUR_NAMES,
@@ -20,13 +20,13 @@ from .data import (
     POSITION_NAMES,
     token_name,
 )
-from .economy import hand_load, hand_value
-from .names import ARTIFACT_NAMES, SENTINEL_NAMES
-from .queries import active_slots, hand_limit
-from .state import GameState, Phase, PlayerState
+from zavandor_env.engine.economy import hand_load, hand_value
+from zavandor_env.engine.names import ARTIFACT_NAMES, SENTINEL_NAMES
+from zavandor_env.engine.queries import active_slots, hand_limit
+from zavandor_env.engine.state import GameState, Phase, PlayerState
 
 if TYPE_CHECKING:
-    from .game import Game
+    from zavandor_env.engine.game import Game
 
 SeatName = Callable[[int], str]
 

@@ -65,7 +65,7 @@ class GameResult:
 
 def default_observation_fn() -> ObservationFn:
     """The environment's observation dict for a seat (imported lazily: it needs numpy)."""
-    from zavandor_env.envs.observation import ObservationEncoder, mask_array
+    from zavandor_env.encoding.observation import ObservationEncoder, mask_array
 
     encoder = ObservationEncoder()
 

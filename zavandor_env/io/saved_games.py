@@ -28,9 +28,9 @@ from functools import lru_cache
 from operator import mul
 from typing import Any, Final
 
-from .actions import NUM_ACTIONS
-from .config import GameConfig
-from .data import (
+from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.engine.config import GameConfig
+from zavandor_env.engine.data import (
     ARTIFACTS,
     CARD_TOKENS,
     CHARACTERS,
@@ -54,8 +54,8 @@ from .data import (
     TOKEN_VALUE,
     Field,
 )
-from .names import ARTIFACT_NAMES, SENTINEL_NAMES
-from .state import ITEM_ARTIFACT, ITEM_SENTINEL, Phase
+from zavandor_env.engine.names import ARTIFACT_NAMES, SENTINEL_NAMES
+from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Phase
 
 # ---- ceilings of what the box does not bound (docs/rules.md, "Saved-game limits") ------------
 # Measured over 1,000 seeded games (2-6 players, mixed uniform/thrifty/heuristic seats): at
@@ -157,7 +157,7 @@ _PLAYER_BOUNDS: dict[str, tuple[int, int]] = {
 def _template(config: GameConfig) -> dict[str, Any]:
     """A fresh state's plain data: the shape a saved state of this config must have
     (read only)."""
-    from .flow import new_state  # late import: flow imports much of the engine
+    from zavandor_env.engine.flow import new_state  # late import: flow imports much of the engine
 
     return new_state(config, 0).to_dict()
 

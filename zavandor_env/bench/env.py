@@ -5,7 +5,7 @@ by a player; the ``None`` steps PettingZoo needs for finished agents are timed b
 Every decision runs the loop a real agent runs: ``last()`` (so the observation and mask are
 built), an action, ``step()``.  The action is either uniformly random from the mask, or the
 next decision of a recorded game that ends by the rules (heuristic self-play, see
-:mod:`zavandor_env.bench`).  Runs whole games for about ``seconds`` after one untimed warm-up
+:mod:`zavandor_env.bench.engine`).  Runs whole games for about ``seconds`` after one untimed warm-up
 game.  A game counts as truncated when any agent's ``truncation`` flag was set.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.benchmark import BenchRow, RecordedGame, check_seconds
+from zavandor_env.bench.records import BenchRow, RecordedGame, check_seconds
 
 REFERENCE_PEER = "texas_holdem_v4"
 PEERS = (REFERENCE_PEER, "connect_four_v3")
@@ -162,7 +162,7 @@ def bench_env_section(
     rows ``extras(players)`` adds (the CLI: the batched vector env and MCTS, which live in the
     agents layer), then the PettingZoo and OpenSpiel peers; prints the rows with their ratio
     to texas_holdem_v4 through ``out`` and returns them."""
-    from .aec import env, raw_env
+    from zavandor_env.envs.aec import env, raw_env
 
     rows: list[BenchRow] = []
     backends = ("python", "native") if native else ("python",)

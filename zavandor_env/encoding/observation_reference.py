@@ -1,6 +1,6 @@
 """A slow, obviously-correct observation encoder: the specification the fast one must meet.
 
-:class:`~zavandor_env.envs.observation.ObservationEncoder` is tuned for speed (whole lists
+:class:`~zavandor_env.encoding.observation.ObservationEncoder` is tuned for speed (whole lists
 appended at once, bit tables, wide values scattered in afterwards), which makes a slip -- a
 field shifted by one, a count taken from the wrong list -- easy to make and hard to see.  This
 module computes every field again, one at a time and by name, straight from the engine state
@@ -18,7 +18,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..engine.data import (
+from zavandor_env.encoding.observation import (
+    GLOBAL_FIELDS,
+    OBS_BOUND,
+    OBS_SIZE,
+    PLAYER_FIELDS,
+    PRIVATE_FIELDS,
+)
+from zavandor_env.engine.data import (
     CHARACTERS,
     CONC_TOKEN0,
     DUST_CHITS,
@@ -33,10 +40,9 @@ from ..engine.data import (
     TOKEN_COLOUR,
     TOKEN_VALUE,
 )
-from ..engine.economy import hand_load
-from ..engine.queries import hand_limit, item_price, liquid, max_payable
-from ..engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState, Phase
-from .observation import GLOBAL_FIELDS, OBS_BOUND, OBS_SIZE, PLAYER_FIELDS, PRIVATE_FIELDS
+from zavandor_env.engine.economy import hand_load
+from zavandor_env.engine.queries import hand_limit, item_price, liquid, max_payable
+from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState, Phase
 
 Number = int | float
 Values = list[Number]

@@ -52,21 +52,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zavandor_env.agents.registry import AgentSpec, AgentSpecError
 from zavandor_env.engine import GameConfig
 from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS
 from zavandor_env.engine.errors import PicklableError
 from zavandor_env.engine.outcome import Outcome
-from zavandor_env.engine.validation import MAX_VP
+from zavandor_env.eval.journal import (
+    Journal,
+    JournalError,
+    read_journal_checked,
+    read_journal_header,
+)
+from zavandor_env.eval.match import GameResult, play_game
+from zavandor_env.eval.stats import AgentSummary, SeatRecord, seat_records, summarize
+from zavandor_env.eval.tournament_file import (
+    TournamentConfigError,
+    check_config,
+    read_tournament_file,
+)
 from zavandor_env.io.csvfiles import csv_text
 from zavandor_env.io.files import write_atomic
 from zavandor_env.io.folders import Folder, FolderError, hold, release
 from zavandor_env.io.limits import MAX_GAME_SECONDS
-
-from .journal import Journal, JournalError, read_journal_checked, read_journal_header
-from .match import GameResult, play_game
-from .registry import AgentSpec, AgentSpecError
-from .stats import AgentSummary, SeatRecord, seat_records, summarize
-from .tournament_file import TournamentConfigError, check_config, read_tournament_file
+from zavandor_env.io.saved_games import MAX_VP
 
 
 @dataclass
@@ -92,8 +100,9 @@ class TournamentConfig:
         """Read a tournament file (see ``configs/eval/*.yaml``); ``overrides`` that are not
         None replace its values.  The file may come from anyone: it is read as plain data,
         bounded in size and depth, every field is type-checked and held to its ceiling, and
-        every problem is one line (:class:`~agents.tournament_file.TournamentConfigError`, a
-        ``ValueError``; see :mod:`agents.tournament_file`)."""
+        every problem is one line
+        (:class:`~zavandor_env.eval.tournament_file.TournamentConfigError`, a
+        ``ValueError``; see :mod:`zavandor_env.eval.tournament_file`)."""
         data = read_tournament_file(path, overrides)
         try:
             return cls(**data)

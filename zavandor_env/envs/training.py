@@ -24,9 +24,8 @@ from zavandor_env.engine.actions import ACTION_BLOCKS, NUM_ACTIONS, OPEN_SENTINE
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.outcome import Outcome, game_outcome
 from zavandor_env.envs import SingleAgentEnv
-
-from .config import SNAPSHOT, TrainConfig
-from .opponents import NumpyPolicyAgent, PoolSpec, cached_policy
+from zavandor_env.train.config import SNAPSHOT, TrainConfig
+from zavandor_env.train.opponents import NumpyPolicyAgent, PoolSpec, cached_policy
 
 
 def _block_table() -> tuple[tuple[str, ...], np.ndarray]:

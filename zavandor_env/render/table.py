@@ -1,6 +1,6 @@
 """A player's view of the table as text, with optional ANSI colours (for human play).
 
-Unlike the spectator renderings (``zavandor_env.engine.text.describe``, the env's
+Unlike the spectator renderings (``zavandor_env.render.text.describe``, the env's
 ``render``), this shows only what the seat may know: its own cards in full, other hands as
 counts per colour plus their face-up concentrated cards and dust.
 """

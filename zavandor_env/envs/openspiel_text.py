@@ -27,8 +27,8 @@ from typing import Any, Final
 
 import pyspiel
 
-from .engine.actions import NUM_ACTIONS
-from .io.files import UntrustedInputError, parse_json
+from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.io.files import UntrustedInputError, parse_json
 
 __all__ = ["DEAL_DRAWS", "DEAL_OUTCOMES", "MAX_STATE_CHARS", "StateRecord", "StateTextError",
            "dump_state", "parse_state", "split_game_and_state"]

@@ -24,10 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from zavandor_env.agents.registry import AgentSpec, parse_spec
 from zavandor_env.engine.agent import Agent
 from zavandor_env.envs.single_agent import SingleAgentEnv
-
-from .registry import AgentSpec, parse_spec
 
 #: The opponents of ``gymnasium.make("Zavandor-v0")`` (a registry spec, one agent per seat).
 DEFAULT_OPPONENTS: Final = "novice"

@@ -1,10 +1,10 @@
 """The training games on the native core: an SB3 ``VecEnv`` over ``ZavandorVectorEnv``.
 
 :class:`NativeVecEnv` is what ``vec_env: native`` (and ``auto`` where the C++ core is built)
-hands MaskablePPO instead of a ``DummyVecEnv`` of :class:`~train.envs.TrainingEnv`\\ s.  All
-``n_envs`` games live in one native object (:class:`zavandor_env.agents.vector_env.
-ZavandorVectorEnv`), so one learner step crosses into C++ once for every game, and the
-opponents' moves are played there too:
+hands MaskablePPO instead of a ``DummyVecEnv`` of
+:class:`~zavandor_env.envs.training.TrainingEnv`\\ s.  All ``n_envs`` games live in
+one native object (:class:`zavandor_env.envs.vector.ZavandorVectorEnv`), so one learner step
+crosses into C++ once for every game, and the opponents' moves are played there too:
 
 * ``random``, ``heuristic``, ``novice``, ``naive`` and ``planner`` (plain specs, no parameters
   but a label; the planner with its shipped parameters) are played natively;
@@ -54,10 +54,9 @@ from stable_baselines3.common.vec_env import VecEnv
 from zavandor_env.agents.policy_file import NumpyPolicy
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.envs.rewards import RewardConfig
-
-from .config import SNAPSHOT, TrainConfig
-from .envs import ACTION_TO_BLOCK, BLOCK_NAMES, episode_summary
-from .opponents import PoolSpec, cached_policy
+from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES, episode_summary
+from zavandor_env.train.config import SNAPSHOT, TrainConfig
+from zavandor_env.train.opponents import PoolSpec, cached_policy
 
 __all__ = ["NativeVecEnv", "SnapshotPolicy", "make_native_vec_env"]
 
@@ -111,7 +110,7 @@ class NativeVecEnv(VecEnv):
                  seed: int = 0, bootstrap_truncated: bool = False,
                  illegal_action: str = "terminate",
                  illegal_reward: float = RewardConfig.illegal_reward) -> None:
-        from zavandor_env.agents.vector_env import ZavandorVectorEnv
+        from zavandor_env.envs.vector import ZavandorVectorEnv
 
         n = cfg.n_envs if num_envs is None else int(num_envs)
         self.num_players = cfg.num_players

@@ -1,0 +1,1 @@
+"""zavandor_env/render."""
