@@ -1,12 +1,7 @@
-"""Builds the optional native core (``zavandor_env.engine._native``) with the package.
+"""Builds the C++ core (``zavandor_env.engine._native``), which plays every game, with the package.
 
-Everything else about the package is declared in ``pyproject.toml``.  The extension is
-*optional*: without a C++17 compiler (or with ``ZAVANDOR_NO_NATIVE=1``) the install still
-succeeds, the pure-Python engine is used, and ``zavandor_env.engine.native_available()`` says
-why the native core is missing.
-
-``ZAVANDOR_REQUIRE_NATIVE=1`` makes a failed compile fail the build: release wheels
-(``[tool.cibuildwheel]`` in ``pyproject.toml``) must never ship without the native core.
+Everything else about the package is declared in ``pyproject.toml``.  The core is required:
+without a C++17 compiler the install stops with one line saying what to install.
 
 ``ZAVANDOR_SANITIZE=1`` builds it with AddressSanitizer and UndefinedBehaviorSanitizer (halting
 on the first report) for ``.ci/sanitize``, which builds into a copy of the tree so the normal
@@ -26,6 +21,7 @@ from pybind11.setup_helpers import (
     no_recompile,
 )
 from setuptools import setup
+from setuptools.errors import BaseError, CCompilerError
 
 
 def _flag(name: str) -> bool:
@@ -33,7 +29,6 @@ def _flag(name: str) -> bool:
 
 
 SANITIZE = _flag("ZAVANDOR_SANITIZE")
-REQUIRE_NATIVE = _flag("ZAVANDOR_REQUIRE_NATIVE")
 # Compile the sources in parallel (all cores; NPY_NUM_BUILD_JOBS=N sets the number).  The
 # sanitizer build recompiles only sources newer than their objects (it keeps its build folder).
 ParallelCompile("NPY_NUM_BUILD_JOBS", needs_recompile=naive_recompile if SANITIZE else
@@ -42,23 +37,32 @@ ParallelCompile("NPY_NUM_BUILD_JOBS", needs_recompile=naive_recompile if SANITIZ
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                   "-fno-sanitize-recover=undefined", "-g"]
 
-ext_modules = []
-if not _flag("ZAVANDOR_NO_NATIVE"):
-    ext_modules.append(
-        Pybind11Extension(
-            "zavandor_env.engine._native",
-            sorted(glob("native/src/*.cpp")),
-            include_dirs=["native/src"],
-            # setuptools rebuilds only when one of these is newer than the built module: the
-            # headers too, so a regenerated generated/constants.hpp is never skipped.
-            depends=sorted(glob("native/src/**/*.hpp", recursive=True)),
-            cxx_std=17,
-            extra_compile_args=["-O1", *SANITIZE_FLAGS] if SANITIZE else ["-O2"],
-            extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
-            # A failed compile warns and leaves the Python engine in charge (but a sanitizer
-            # build or a release wheel that fails must fail loudly).
-            optional=not (SANITIZE or REQUIRE_NATIVE),
-        )
-    )
+NO_COMPILER = ("zavandor-env: building its C++ core failed; install a C++17 compiler (g++ or "
+               "clang on Linux, the Xcode command line tools on macOS, the MSVC build tools on "
+               "Windows) and install again")
 
-setup(ext_modules=ext_modules, cmdclass={"build_ext": build_ext})
+
+class BuildCore(build_ext):
+    """``build_ext`` whose failure ends the install with one line saying what to install (the
+    compiler's own messages are printed above it)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except (CCompilerError, BaseError, OSError):
+            raise SystemExit(NO_COMPILER) from None
+
+
+core = Pybind11Extension(
+    "zavandor_env.engine._native",
+    sorted(glob("native/src/*.cpp")),
+    include_dirs=["native/src"],
+    # setuptools rebuilds only when one of these is newer than the built module: the headers
+    # too, so a regenerated generated/constants.hpp is never skipped.
+    depends=sorted(glob("native/src/**/*.hpp", recursive=True)),
+    cxx_std=17,
+    extra_compile_args=["-O1", *SANITIZE_FLAGS] if SANITIZE else ["-O2"],
+    extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
+)
+
+setup(ext_modules=[core], cmdclass={"build_ext": BuildCore})

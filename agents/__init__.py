@@ -1,7 +1,8 @@
 """Reference agents for *The Scepter of Zavandor* and the tools to compare them.
 
 ``RandomAgent``, ``NoviceAgent``, ``HeuristicAgent``, ``NaiveAgent`` (a port of sozav's
-computer player), ``MCTSAgent``, ``PolicyAgent`` and ``HumanAgent`` share the one agent
+computer player), ``MCTSAgent``, ``PolicyAgent``, ``HumanAgent`` and ``OnePlyAgent`` (the
+example to copy for a bot of one's own, in plain Python) share the one agent
 contract, :class:`zavandor_env.engine.agent.Agent`; :func:`make_agent` builds one from a spec
 (``"name:key=value,..."``), and :func:`make_env` is the Gymnasium entry point of
 ``Zavandor-v0`` (the learner against agents given by spec).  Exports are lazy, so
@@ -29,6 +30,7 @@ _EXPORTS = {
     "MCTSAgent": "zavandor_env.agents.mcts",
     "NaiveAgent": "zavandor_env.agents.naive",
     "NoviceAgent": "zavandor_env.agents.novice",
+    "OnePlyAgent": "zavandor_env.agents.one_ply",
     "PolicyAgent": "zavandor_env.agents.policy",
     "PolicyLoadError": "zavandor_env.agents.policy",
     "HumanAgent": "zavandor_env.agents.human",
@@ -36,9 +38,9 @@ _EXPORTS = {
     "make_agent": "zavandor_env.agents.registry",
     "parse_spec": "zavandor_env.agents.registry",
     "REGISTRY": "zavandor_env.agents.registry",
-    "play_game": "zavandor_env.agents.match",
-    "GameResult": "zavandor_env.agents.match",
-    "make_env": "zavandor_env.agents.gym_env",
+    "play_game": "zavandor_env.eval.match",
+    "GameResult": "zavandor_env.eval.match",
+    "make_env": "zavandor_env.envs.gym_entry",
 }
 
 __all__ = list(_EXPORTS)  # resolved lazily in __getattr__

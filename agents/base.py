@@ -1,5 +1,9 @@
 """Base agents: the contract (re-exported from :mod:`zavandor_env.engine.agent`, where it is
-defined beside :class:`~zavandor_env.engine.PlayerView`) and the two trivial players.
+defined beside :class:`~zavandor_env.engine.PlayerView`), the two trivial players, and
+:func:`decision_core`, the native core every scripted bot decides on.
+
+The scripted bots (heuristic, novice, naive, planner, MCTS) have one implementation, in C++
+(``native/src``); their Python classes hold the parameters and hand the decision to the core.
 """
 
 from __future__ import annotations
@@ -9,9 +13,41 @@ from typing import Any
 
 from zavandor_env.engine.actions import END_TURN, PASS
 from zavandor_env.engine.agent import Agent, DecisionFn, FunctionAgent
+from zavandor_env.engine.native import core_module
 from zavandor_env.engine.view import PlayerView
 
-__all__ = ["Agent", "DecisionFn", "FunctionAgent", "PassAgent", "RandomAgent"]
+__all__ = ["Agent", "DecisionFn", "EngineUnavailableError", "FunctionAgent", "PassAgent",
+           "RandomAgent", "decision_core", "safe_default"]
+
+
+class EngineUnavailableError(ValueError, RuntimeError):
+    """The native core (or a part of it a search needs) is not built.  A ``ValueError``, so a
+    command line reports it as a bad agent parameter; a ``RuntimeError`` too, as before."""
+
+
+def decision_core(view: PlayerView) -> Any:
+    """The native core (``_native.Core``) a bot decides on for the seat deciding in ``view``.
+
+    On a native game it is the game's own core (nothing is copied).  On a game of the Python
+    rules (the oracle that rule tests and ``selfcheck`` drive) it is a core built from a copy
+    of the state, once per call: the bots run only in C++, and they read only what the
+    deciding seat may know, so handing them the whole state reveals nothing to the agent.
+    """
+    core = view.native_core
+    if core is not None:
+        return core
+    data = view._state.to_dict()
+    data["history"] = []  # a log the rules never read: not worth converting
+    return core_module().Core.from_state_dict(data)
+
+
+def safe_default(legal_actions: Sequence[int]) -> int:
+    """What a scripted player plays when its choice is not among ``legal_actions`` (a caller
+    that offers a filtered list): end the turn, else pass, else the first legal action."""
+    for safe in (END_TURN, PASS):
+        if safe in legal_actions:
+            return safe
+    return legal_actions[0]
 
 
 class RandomAgent(Agent):
@@ -40,7 +76,4 @@ class PassAgent(Agent):
         view: PlayerView,
         legal_actions: Sequence[int],
     ) -> int:
-        for preferred in (END_TURN, PASS):
-            if preferred in legal_actions:
-                return preferred
-        return legal_actions[0]
+        return safe_default(legal_actions)

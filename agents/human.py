@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from zavandor_env.agents.base import Agent
 from zavandor_env.engine.actions import ACTION_NAMES, action_block
-from zavandor_env.engine.data import ARTIFACTS, SENTINELS
 from zavandor_env.engine.view import PlayerView
-from zavandor_env.render.table import render_view
+from zavandor_env.render.text import render_view
 
 if TYPE_CHECKING:
     from zavandor_env.engine import Game
@@ -112,10 +111,6 @@ def parse_answer(answer: str, legal_actions: Sequence[int]) -> int | None:
     return None
 
 
-def _item_name(kind: int, item: int) -> str:
-    return (ARTIFACTS[item] if kind == 0 else SENTINELS[item]).name.replace("_", " ")
-
-
 class AuctionWatcher:
     """News of won auctions, read from the engine's record of them (:attr:`Game.purchases`,
     with the price paid) and from eliminations by the Curse of the 9 Sages.
@@ -141,7 +136,7 @@ class AuctionWatcher:
         lines = [f"auction: {self._who(p.seat)} won the {p.item_name.replace('_', ' ')} for "
                  f"{p.price} energy (bid {p.bid})" for p in purchases[self._reported:]]
         self._reported = len(purchases)
-        for seat, player in enumerate(game.read_state().players):
+        for seat, player in enumerate(game.state.players):
             if player.eliminated and seat not in self._out:
                 self._out.add(seat)
                 lines.append(f"auction: {self._who(seat)} won an auction but could not pay: "

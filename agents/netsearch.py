@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
+from zavandor_env.agents.base import EngineUnavailableError
+from zavandor_env.agents.heuristic import HeuristicWeights, resolve_weights
+from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError, native_network
+from zavandor_env.encoding.observation import OBS_SIZE
 from zavandor_env.engine import Game
 from zavandor_env.engine.actions import NUM_ACTIONS
-from zavandor_env.envs.observation import OBS_SIZE
-
-from .heuristic import EngineUnavailableError, HeuristicWeights, resolve_weights
-from .policy_file import NumpyPolicy, PolicyFileError, native_network
 
 ROLLOUTS = ("none", "network", "heuristic")
 #: The network of MCTSAgent(policy="network") without ``net``: the shipped policy of the game's
@@ -96,7 +96,7 @@ def _number(name: str, value: object, low: float, high: float | None = None,
 
 def native_search() -> Any:
     """The native module with the network search, or a one-line
-    :class:`~.heuristic.EngineUnavailableError` naming what is missing."""
+    :class:`~zavandor_env.agents.base.EngineUnavailableError` naming what is missing."""
     return _native_module()
 
 
@@ -238,7 +238,7 @@ class NetworkSearch:
         core = game.native_core
         if core is None:
             raise ValueError("the network search runs on native games only "
-                             "(Game.new(..., backend='native'))")
+                             "(a Game, not an OracleGame)")
         if game.is_over:
             raise ValueError("the game is over: no decision is pending")
         if seat != game.current_player:
@@ -277,7 +277,7 @@ _LOCK = threading.Lock()
 def cached_policy(path: str) -> NumpyPolicy:
     """The policy file at ``path`` through :func:`load_policy` (so a hostile file is one
     :class:`PolicyFileError` line), loaded once per path."""
-    from .policy_file import load_policy
+    from zavandor_env.agents.policy_file import load_policy
 
     with _LOCK:
         policy = _POLICIES.get(path)

@@ -6,7 +6,7 @@ rules), except that each decision on its own turn is, with probability ``blunder
 random legal action instead.  Under the rulebook's Curse of the 9 Sages such a lapse is often
 fatal: opening an auction it cannot pay for gets it eliminated.
 
-It is the default opponent of ``gymnasium.make("Zavandor-v0")`` (:mod:`zavandor_env.agents.gym_env`
+It is the default opponent of ``gymnasium.make("Zavandor-v0")`` (:mod:`zavandor_env.envs.gym_entry`
 explains the choice, docs/benchmarks.md measures it): a small learner beats it within tens of
 thousands of steps by first learning not to curse itself, and the heuristic it is built on
 leaves room for a long learning curve after that.
@@ -19,10 +19,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from zavandor_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from zavandor_env.engine.state import Phase
 from zavandor_env.engine.view import PlayerView
-
-from .heuristic import HeuristicAgent, HeuristicWeights
 
 #: The default lapse rate (docs/benchmarks.md, "Learning against Zavandor-v0's default opponents").
 DEFAULT_BLUNDER = 0.02
@@ -37,8 +36,7 @@ class NoviceAgent(HeuristicAgent):
             (0: the plain heuristic, 1: random turns with heuristic bidding).
         weights: heuristic weights or overrides (see :class:`HeuristicAgent`).
         config: path of a heuristic weights YAML file.
-        engine: who plays the heuristic's moves: ``"auto"`` (default), ``"native"`` or
-            ``"python"``, as in :class:`HeuristicAgent` (the lapses are drawn in Python).
+        engine: ignored (deprecated), as in :class:`HeuristicAgent`.
     """
 
     name = "novice"
@@ -49,7 +47,7 @@ class NoviceAgent(HeuristicAgent):
         blunder: float = DEFAULT_BLUNDER,
         weights: HeuristicWeights | Mapping[str, Any] | None = None,
         config: str | Path | None = None,
-        engine: str = "auto",
+        engine: str | None = None,
     ) -> None:
         if (isinstance(blunder, bool) or not isinstance(blunder, (int, float))
                 or not math.isfinite(blunder) or not 0.0 <= blunder <= 1.0):
@@ -63,7 +61,10 @@ class NoviceAgent(HeuristicAgent):
         view: PlayerView,
         legal_actions: Sequence[int],
     ) -> int:
-        # Draw first, so the heuristic's valuation is skipped when the lapse happens.
-        if view.phase == Phase.TURN and self.rng.random() < self.blunder:
+        # The lapse is drawn here, from the agent's own generator (the heuristic draws
+        # nothing); drawn first, so the native valuation is skipped when it happens.
+        core = view.native_core  # its phase, so a native view copies no state for it
+        phase = view.phase if core is None else core.phase
+        if phase == Phase.TURN and self.rng.random() < self.blunder:
             return legal_actions[self.rng.randrange(len(legal_actions))]
         return super().act(observation, view, legal_actions)

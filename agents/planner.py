@@ -9,6 +9,10 @@ This agent writes that plan down as steps, the way ``naive`` does (one action pe
 first step that applies), and its few numbers were tuned with seeded tournaments against
 ``naive`` (its strength: docs/benchmarks.md, "The planner").
 
+The planner is implemented once, in C++ (``native/src/naive.cpp``, beside ``naive``, whose
+bookkeeping it shares; it also plays MCTS rollouts and vectorised opponents); this module holds
+its parameters and the agent class that hands each decision to the native core.
+
 The turn (phase 3), first step that applies:
 
 1. **Sentinel** -- as ``naive``: one of the still-available sentinels with the best bonus for
@@ -34,7 +38,7 @@ than liquid energy.
 
 Everything else -- the virtual gem arrangement (best kinds active), funding a purchase by
 selling inactive gems, the modifiers m(item), the sentinel bonuses, ``wants``, debts, Mirror and
-Cloak losses, free levels -- is ``naive``'s bookkeeping (:class:`~.naive.NaiveDecision`),
+Cloak losses, free levels -- is ``naive``'s bookkeeping,
 except that a Fire track below level 4 does not stop this player from buying (``naive``'s druid
 rule would freeze a druid that never raises Fire).  The agent never stalls for the same reasons
 ``naive`` does not: every purchase spends cash and sales fund only the purchase that asked.
@@ -42,42 +46,21 @@ rule would freeze a druid that never raises Fire).  The agent never stalls for t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, field
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, Strict, field_validator
 
-from zavandor_env.engine.actions import (
-    ADVANCE,
-    BID,
-    BUY_CHIP,
-    BUY_GEM,
-    END_TURN,
-    OPEN_ARTIFACT,
-    OPEN_SENTINEL,
-    PASS,
-)
-from zavandor_env.engine.data import (
-    ARTIFACTS,
-    CHIP_COSTS,
-    FIELD_NAMES,
-    GEM_NAMES,
-    LEVEL_COSTS,
-    MAX_LEVEL,
-    SENTINEL_MIN_BID,
-    SENTINELS_TO_END,
-)
+from zavandor_env.agents.naive import ScriptedBot
+from zavandor_env.agents.params_file import read_yaml_section, with_overrides
+from zavandor_env.engine.data import FIELD_NAMES, GEM_NAMES
+from zavandor_env.engine.native import core_module
 from zavandor_env.engine.schema import checked
-from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block
-from zavandor_env.engine.view import PlayerView
 from zavandor_env.resources import PACKAGE_DIR
 
-from .naive import DISCOUNT_SHARE, NaiveAgent, NaiveDecision, block_usable
-from .params_file import read_yaml_section, with_overrides
-
-__all__ = ["PlannerAgent", "PlannerParams", "native_planner_params", "planner_decision"]
+__all__ = ["PlannerAgent", "PlannerParams", "native_planner_params", "resolve_params"]
 
 DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "planner.yaml"
 
@@ -158,8 +141,6 @@ def resolve_params(params: PlannerParams | Mapping[str, Any] | None,
 def native_planner_params(params: PlannerParams) -> Any:
     """``params`` as the native module's ``PlannerParams`` (indices instead of names), for
     ``NativePlanner`` and the MCTS rollouts (``native/src/naive.hpp``)."""
-    from zavandor_env.engine.native import core_module
-
     factors = [1.0] * 7
     for players, factor in params.artifact_bid_factor.items():
         factors[players] = factor
@@ -172,130 +153,10 @@ def native_planner_params(params: PlannerParams) -> Any:
     )
 
 
-class _PlannerDecision(NaiveDecision):
-    """One decision of the planner: naive's bookkeeping, the planner's turn and bids."""
-
-    def __init__(self, view: PlayerView, legal: Sequence[int], params: PlannerParams,
-                 rng: Any) -> None:
-        super().__init__(view, legal, rng)
-        self.params = params
-
-    # ---- the turn -----------------------------------------------------------------------
-    def intent(self) -> int:
-        view = self.view
-        auctions = block_usable(view, Block.AUCTION)
-        knowledge = block_usable(view, Block.KNOWLEDGE) and not view.paid_advance_done
-        if auctions:
-            action = self.sentinel_step()
-            if action is not None and self._wins_if_last(action - OPEN_SENTINEL):
-                return action
-        action = self.gem_step()
-        if action is not None:
-            return action
-        artifacts_first = view.round >= self.params.artifacts_first_round
-        if auctions and artifacts_first:
-            action = self.best_artifact_step()
-            if action is not None:
-                return action
-        if knowledge:
-            action = self.knowledge_step()
-            if action is not None:
-                return action
-        if auctions and not artifacts_first:
-            action = self.best_artifact_step()
-            if action is not None:
-                return action
-        return END_TURN
-
-    def gem_step(self) -> int | None:
-        best = self.best_gem()
-        if best is None or not self.gems_usable:
-            return None
-        target = min(best, self.params.gem_cap_kind)
-        free = self.slots - sum(self.v_active)
-        room = free > 0 or any(self.v_active[g] and self.upgradable(g) for g in range(target))
-        if not room or self.liquid < self.cost(target):
-            return None
-        return self.fund(self.cost(target), BUY_GEM + target, Block.GEMS)
-
-    def knowledge_step(self) -> int | None:
-        me = self.me
-        levels = me.levels
-        budget = self.liquid if self.gems_usable else self.cash
-        for f in self.params.field_order:
-            if levels[f] >= MAX_LEVEL:
-                continue
-            if levels[f] > 0 or me.pentagon_chips > 0:  # raise it, or place the waiting chip
-                cost = LEVEL_COSTS[f][levels[f]]
-                return self.fund(cost, ADVANCE + f, Block.KNOWLEDGE) if budget >= cost else None
-            unbought = [i for i, bought in enumerate(me.chips_bought) if not bought]
-            if not unbought:
-                continue  # no chip left for a new field: raise the ones entered
-            needed = CHIP_COSTS[unbought[0]] + LEVEL_COSTS[f][0]  # the placement is paid too
-            if budget < needed:
-                return None
-            return self.fund(needed, BUY_CHIP + unbought[0], Block.KNOWLEDGE)
-        return None
-
-    def best_artifact_step(self) -> int | None:
-        view = self.view
-        best, best_ratio = None, 0.0
-        for art in view.display:
-            action = OPEN_ARTIFACT + art
-            if action not in self.legal or not self.wants(ITEM_ARTIFACT, art):
-                continue
-            price = max(0, ARTIFACTS[art].min_bid + self.modifier(ITEM_ARTIFACT, art))
-            if self.cash < price:
-                continue
-            ratio = ARTIFACTS[art].vp / max(price, 1)
-            if ratio > best_ratio:
-                best, best_ratio = action, ratio
-        return best
-
-    def _wins_if_last(self, sentinel: int) -> bool:
-        """False only for the fifth sentinel when taking it would not leave this seat ahead."""
-        view, me = self.view, self.me
-        if view.sentinels_acquired + 1 < SENTINELS_TO_END:
-            return True
-        mine = me.current_vp + me.sentinel_vp(sentinel)
-        others = [o.current_vp for o in view.opponents if not o.eliminated]
-        return mine > max(others, default=0)
-
-    # ---- naive's rules this player changes ------------------------------------------------
-    def fire_blocks_buying(self) -> bool:
-        return False
-
-    def bid(self) -> int:
-        view = self.view
-        if view.high_bidder < 0:  # our own opening: the printed minimum
-            return BID
-        kind, item = view.auction_kind, view.auction_item
-        if not self.wants(kind, item):
-            return PASS
-        m = self.modifier(kind, item)
-        current = view.high_bid
-        if self.liquid <= current + m:  # never more than liquid energy
-            return PASS
-        if kind == ITEM_SENTINEL and view.sentinels_acquired + 1 >= SENTINELS_TO_END:
-            return BID + 1 if self._wins_if_last(item) else PASS
-        if kind == ITEM_ARTIFACT:
-            factor = self.params.artifact_bid_factor[view.num_players]
-            limit = ARTIFACTS[item].min_bid * factor - m
-        else:
-            limit = SENTINEL_MIN_BID * self.params.sentinel_bid_factor - m / DISCOUNT_SHARE
-        return BID + 1 if current < limit else PASS
-
-
-def planner_decision(view: PlayerView, legal: Sequence[int], params: PlannerParams,
-                     rng: Any) -> int:
-    """The planner's decision for the seat of ``view`` (``rng``: naive's sentinel choice)."""
-    return _PlannerDecision(view, legal, params, rng).decide()
-
-
-class PlannerAgent(NaiveAgent):
+class PlannerAgent(ScriptedBot):
     """The planner (see the module docstring).  Seeded: the same seed, seat and game give the
-    same decisions.  It shares :class:`~.naive.NaiveAgent`'s ``act`` (the safe fallback and
-    its ``fallbacks`` count: 0 in the tests) and replaces its decision.
+    same decisions.  It shares :class:`~zavandor_env.agents.naive.ScriptedBot`'s ``act`` (the
+    safe fallback and its ``fallbacks`` count: 0 in the tests).
 
     Args:
         seed: draws the choice among equally good sentinels.
@@ -309,8 +170,8 @@ class PlannerAgent(NaiveAgent):
     def __init__(self, seed: int | None = None,
                  params: PlannerParams | Mapping[str, Any] | None = None,
                  config: str | Path | None = None) -> None:
-        super().__init__(seed)
         self.params = resolve_params(params, config)
+        super().__init__(seed)
 
-    def decide(self, view: PlayerView, legal_actions: Sequence[int]) -> int:
-        return planner_decision(view, legal_actions, self.params, self.rng)
+    def _make_bot(self, seed: int) -> Any:
+        return core_module().NativePlanner(native_planner_params(self.params), seed)

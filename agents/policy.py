@@ -11,7 +11,7 @@ Two file kinds are accepted:
   ``make_agent(spec, trust_pickle=True)`` or the ``--trust-pickle`` flag of ``zavandor
   eval``/``play``/``scorecard``; never an agent spec, which may come from someone's file, see
   :mod:`agents.registry`), and even then a :class:`PickleLoadWarning` says so.
-  ``python -m zavandor_env.train.export x.zip`` converts one to ``.npz`` without unpickling
+  ``python -m zavandor_env.train.ppo.export x.zip`` converts one to ``.npz`` without unpickling
   anything.
 
 :meth:`PolicyAgent.explain` reports the policy's view of its last decision (the masked action
@@ -130,8 +130,6 @@ class PolicyAgent(Agent):
             raise PolicyLoadError(
                 f"{str(self.path)!r}: expected a weights-only .npz or a MaskablePPO .zip policy"
             )
-        import numpy as np
-
         self._np_rng = np.random.default_rng(seed)
         self._last: tuple[Any, Any] | None = None  # (observation, mask) of the last decision
 
@@ -139,8 +137,6 @@ class PolicyAgent(Agent):
         super().reset(seat, num_players, seed)
         self._last = None
         if seed is not None:
-            import numpy as np
-
             self._np_rng = np.random.default_rng(seed)
 
     def act(
@@ -185,8 +181,6 @@ class PolicyAgent(Agent):
         """
         if self._last is None:
             return None
-        import numpy as np
-
         from zavandor_env.engine.actions import ACTION_NAMES
 
         obs, mask = self._last
@@ -224,7 +218,7 @@ def _refused_zip_message(path: Path) -> str:
     return (
         f"refusing to load {name!r}: an SB3 .zip checkpoint is unpickled on load and can run "
         f"arbitrary code; use a weights-only .npz instead (convert without unpickling: "
-        f"python -m zavandor_env.train.export {name}), or, for a file you trust, opt in with "
+        f"python -m zavandor_env.train.ppo.export {name}), or, for a file you trust, opt in with "
         f"--trust-pickle on the command line (zavandor eval/play/scorecard) or "
         f"PolicyAgent(..., trust_pickle=True) in Python"
     )

@@ -47,7 +47,8 @@ finite weights of 3e38 overflowed to NaN probabilities); ``__meta__`` is parsed 
 :func:`~zavandor_env.io.files.parse_json` (bounded size and depth).  Every problem is one
 :class:`PolicyFileError` line naming the file and the array.
 
-This module needs NumPy only; converting an SB3 model is ``train.export.policy_from_sb3``.
+This module needs NumPy only; converting an SB3 model is
+``zavandor_env.train.ppo.export.policy_from_sb3``.
 """
 
 from __future__ import annotations
@@ -183,21 +184,14 @@ def native_network(policy: NumpyPolicy) -> Any:
     the sums differs).  The network search (``agents/netsearch.py``) evaluates it inside C++.
 
     Raises:
-        PolicyFileError: the native core is not built (one line, with the reason), or the C++
-            refused a shape (it checks every layer itself).
+        PolicyFileError: the C++ refused a shape (it checks every layer itself).
     """
     from zavandor_env.engine import native
 
-    if not native.native_available():
-        raise PolicyFileError(f"the native network needs the native core: {native.native_status()}")
-    module = native.core_module()
-    if not hasattr(module, "Network"):
-        raise PolicyFileError("the native core was built without the network (native/src/net.cpp):"
-                              " rebuild it")
     value_weights = policy.value_weights if policy.has_value else None
     value_biases = policy.value_biases if policy.has_value else None
     try:
-        return module.Network(policy.weights, policy.biases, policy.activation,
+        return native.core_module().Network(policy.weights, policy.biases, policy.activation,
                               value_weights, value_biases)
     except ValueError as exc:
         raise PolicyFileError(f"the native network refused the policy: {exc}") from None
@@ -226,20 +220,15 @@ def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None =
         FINGERPRINT_KEY: fingerprint or policy.fingerprint or OBS_FINGERPRINT,
         "info": policy.info,
     }
-    arrays: dict[str, np.ndarray] = {}
-    for i, (w, b) in enumerate(zip(policy.weights[:-1], policy.biases[:-1])):
-        arrays[f"hidden.{i}.weight"] = w
-        arrays[f"hidden.{i}.bias"] = b
-    arrays["action.weight"] = policy.weights[-1]
-    arrays["action.bias"] = policy.biases[-1]
+    nets = [("hidden", "action", policy.weights, policy.biases)]
     if policy.has_value:
         vw, vb = policy.value_weights or [], policy.value_biases or []
         meta["value_hidden"] = [int(w.shape[0]) for w in vw[:-1]]
-        for i, (w, b) in enumerate(zip(vw[:-1], vb[:-1])):
-            arrays[f"value_hidden.{i}.weight"] = w
-            arrays[f"value_hidden.{i}.bias"] = b
-        arrays["value.weight"] = vw[-1]
-        arrays["value.bias"] = vb[-1]
+        nets.append(("value_hidden", "value", vw, vb))
+    arrays = {f"{layer}.{part}": array
+              for hidden, out, weights, biases in nets
+              for layer, w, b in zip(_layer_names(hidden, len(weights) - 1, out), weights, biases)
+              for part, array in (("weight", w), ("bias", b))}
     arrays[META] = np.array(json.dumps(meta))
 
     def write(fh: IO[bytes]) -> None:
@@ -398,7 +387,7 @@ def _build(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray],
 def _layers(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray], hidden: str,
             num_hidden: int, out: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """One MLP of a file (``hidden.<i>`` ... ``out``), its shapes checked layer by layer."""
-    layers = [f"{hidden}.{i}" for i in range(num_hidden)] + [out]
+    layers = _layer_names(hidden, num_hidden, out)
     weights = [_weights(name, arrays, f"{n}.weight") for n in layers]
     biases = [_weights(name, arrays, f"{n}.bias") for n in layers]
     prev = meta.get("obs_dim", -1)
@@ -408,6 +397,11 @@ def _layers(name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray], hidd
                                   f"{w.shape} / {b.shape}")
         prev = w.shape[0]
     return weights, biases
+
+
+def _layer_names(hidden: str, num_hidden: int, out: str) -> list[str]:
+    """The layers of one MLP in a file: ``hidden.0`` ... ``hidden.<num_hidden - 1>``, ``out``."""
+    return [f"{hidden}.{i}" for i in range(num_hidden)] + [out]
 
 
 def _weights(name: str, arrays: dict[str, np.ndarray], key: str) -> np.ndarray:

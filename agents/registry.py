@@ -15,12 +15,10 @@ one line naming the agent, the parameter, the value and what is allowed.  What d
 whole spec or on a file's content (a policy that loads) is checked by building the agent, which
 the up-front checks of ``zavandor eval``, ladders and tournaments do before the first game.
 
-**Engine.**  The agents with a C++ port (``heuristic``, ``novice``, ``mcts``) take
-``engine=auto|native|python`` (:data:`ENGINE_HELP`): ``auto``, the default, runs the port where
-it can (the heuristic on a native game, the search whenever the core is built), ``python``
-always runs the code in ``agents/`` (so an edit there shows in ``zavandor eval``), ``native``
-always the port (a one-line error where it cannot run).  The other agents have one
-implementation each.
+**Engine.**  Every scripted agent (``heuristic``, ``novice``, ``naive``, ``planner``,
+``mcts``) has one implementation, in the native core.  The ``engine=auto|native|python``
+parameter that chose between two is gone: a saved spec that names it still builds (the value
+is ignored, with one ``DeprecationWarning`` per process); any other value is refused.
 
 **Trust comes only from the caller.**  No spec, string or mapping, may carry ``trust_pickle``
 (the consent to unpickle an SB3 ``.zip``, which runs code from the file): specs come from
@@ -41,15 +39,9 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from zavandor_env.agents.base import Agent
+from zavandor_env.agents.spec_params import check_agent_params
 from zavandor_env.io.params import shown
-
-from .base import Agent
-from .spec_params import check_agent_params
-
-#: The engine parameter in one sentence, for command-line help (see the module docstring).
-ENGINE_HELP = ("heuristic, novice and mcts take engine=auto|native|python (default auto: "
-               "their C++ port where it can run; python: the code in agents/, e.g. "
-               "heuristic:engine=python)")
 
 
 class AgentSpecError(ValueError):
@@ -67,7 +59,7 @@ def _trust_refused(agent: str) -> str:
             "files and run folders that others may send); for a pickled SB3 .zip you trust, "
             "pass --trust-pickle on the command line (zavandor eval/play/scorecard) or "
             "make_agent(spec, trust_pickle=True) / PolicyAgent(path, trust_pickle=True) in "
-            "Python; or convert it without unpickling: python -m zavandor_env.train.export "
+            "Python; or convert it without unpickling: python -m zavandor_env.train.ppo.export "
             "FILE.zip")
 
 
@@ -80,7 +72,8 @@ _CLASSES: dict[str, str] = {
     "naive": "zavandor_env.agents.naive:NaiveAgent",
     "planner": "zavandor_env.agents.planner:PlannerAgent",
     "mcts": "zavandor_env.agents.mcts:MCTSAgent",
-    "openspiel": "zavandor_env.openspiel:OpenSpielAgent",  # needs the openspiel extra
+    "one_ply": "zavandor_env.agents.one_ply:OnePlyAgent",  # the example bot to copy
+    "openspiel": "zavandor_env.envs.openspiel:OpenSpielAgent",  # needs the openspiel extra
     "policy": "zavandor_env.agents.policy:PolicyAgent",
     "human": "zavandor_env.agents.human:HumanAgent",
 }

@@ -18,6 +18,7 @@ constructors' signatures, so a new parameter cannot go undeclared.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -57,15 +58,34 @@ def _policy_path(text: str) -> Any:
     return data_path(text)
 
 
-def _engine() -> Choice:
-    """The engine choice of the agents with a C++ port (None: ``"auto"``)."""
-    from .heuristic import ENGINES
+#: The values the removed ``engine`` parameter took (heuristic, novice, mcts): saved specs
+#: that name one keep working, the value ignored (:func:`drop_engine`).
+OLD_ENGINES = ("auto", "native", "python")
+_engine_warned = False
 
-    return Choice(options=ENGINES, optional=True)
+
+def _engine() -> Choice:
+    """The removed ``engine`` parameter: one of its old values, or None."""
+    return Choice(options=OLD_ENGINES, optional=True)
+
+
+def drop_engine(agent: str, engine: object) -> None:
+    """Accept and ignore the removed ``engine`` parameter of an agent with one implementation
+    (the C++ one): a one-line ``ValueError`` for a value it never took, and one
+    ``DeprecationWarning`` per process for an old value, so saved specs keep working."""
+    global _engine_warned
+    if engine is None:
+        return
+    if engine not in OLD_ENGINES:
+        raise ValueError(f"{agent}: engine must be 'auto', 'native' or 'python', got {engine!r}")
+    if not _engine_warned:
+        _engine_warned = True
+        warnings.warn(f"{agent}: engine={engine} is ignored (every bot runs in the native core "
+                      "now); drop it from the spec", DeprecationWarning, stacklevel=3)
 
 
 def _weights() -> Table:
-    from .heuristic import HeuristicWeights, resolve_weights
+    from zavandor_env.agents.heuristic import HeuristicWeights, resolve_weights
 
     return Table(what="heuristic weights", types=(HeuristicWeights,),
                  validate=resolve_weights, optional=True)
@@ -77,7 +97,7 @@ def _heuristic() -> dict[str, Param]:
 
 
 def _planner() -> dict[str, Param]:
-    from .planner import PlannerParams, resolve_params
+    from zavandor_env.agents.planner import PlannerParams, resolve_params
 
     return {"seed": SEED, "config": _yaml_file("planner parameters file"),
             "params": Table(what="planner parameters", types=(PlannerParams,),
@@ -85,8 +105,8 @@ def _planner() -> dict[str, Param]:
 
 
 def _mcts() -> dict[str, Param]:
-    from .mcts import POLICIES as scripted
-    from .netsearch import ROLLOUTS
+    from zavandor_env.agents.mcts import POLICIES as scripted
+    from zavandor_env.agents.netsearch import ROLLOUTS
 
     budget = Int(low=1, high=limits.MAX_SEARCH_ITERATIONS)
     finite = Number(low=0.0)
@@ -142,6 +162,7 @@ _SCHEMAS: dict[str, Callable[[], dict[str, Param]]] = {
     "heuristic": _heuristic,
     "novice": lambda: {**_heuristic(), "blunder": Number(low=0.0, high=1.0)},
     "naive": lambda: {"seed": SEED},
+    "one_ply": lambda: {"seed": SEED},
     "planner": _planner,
     "mcts": _mcts,
     "openspiel": _openspiel,
@@ -171,4 +192,5 @@ def check_agent_params(agent: str, params: dict[str, Any] | Any) -> None:
         check_params(f"bad parameters for agent {agent!r}", schema, params)
 
 
-__all__ = ["agent_schema", "check_agent_params", "declared_agents"]
+__all__ = ["OLD_ENGINES", "agent_schema", "check_agent_params", "declared_agents",
+           "drop_engine"]

@@ -12,7 +12,7 @@ from zavandor_env.engine import Game, GameConfig, Phase, PlayerView, action_to_s
 def decide(game: Game, agent: Agent) -> int:
     """``agent``'s action for the deciding seat of ``game`` (not applied)."""
     seat = game.current_player
-    return agent.act(None, PlayerView(game.read_state(), seat), game.legal_actions())
+    return agent.act(None, PlayerView(game.state, seat), game.legal_actions())
 
 
 def own_turn(game: Game, agent: Agent, limit: int = 40) -> list[str]:

@@ -1,10 +1,10 @@
-"""Shared test setup: the rule and property suites run on both engine backends.
+"""Shared test setup: the rule and property suites run on the core and on the oracle.
 
-Every test marked ``both_backends`` (the rules modules mark themselves with a module-level
-``pytestmark = pytest.mark.both_backends``) runs twice, once with the native core and once
-with the pure-Python engine as the default backend (``ZAVANDOR_BACKEND``), so a scenario built
-with ``scenario.build`` or a game made by ``Game.new`` is checked on each.  Without the native
-core only the Python run exists.
+Every test marked ``core_and_oracle`` (the rules modules mark themselves with a module-level
+``pytestmark = pytest.mark.core_and_oracle``) runs twice: once as written, on the C++ core,
+and once with ``Game.new`` and ``Game.from_dict`` building oracle games
+(:class:`~zavandor_env.engine.oracle.OracleGame`, the Python rules), so a scenario built with
+``scenario.build``, a replay or a game made by ``Game.new`` is checked on each.
 
 Two tiers: README's ``python -m pytest -n 2 -q`` runs the fast tier (pyproject's addopts
 deselect ``slow``); ``python -m pytest -n 2 -q -m slow`` runs the slow tier (wheel builds,
@@ -19,27 +19,31 @@ from typing import Any
 
 import pytest
 
-from zavandor_env.engine import native_available
+from zavandor_env.engine.oracle import games_on_the_oracle
 
-BACKENDS = ("native", "python") if native_available() else ("python",)
+RULES_ON = ("core", "oracle")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.definition.get_closest_marker("both_backends") is not None:
-        # A plain parameter (a test may ask for ``engine_backend`` to know which run it is);
-        # the autouse fixture below makes it the default backend of the run.
-        metafunc.fixturenames.append("engine_backend")
-        metafunc.parametrize("engine_backend", BACKENDS)
+    if metafunc.definition.get_closest_marker("core_and_oracle") is not None:
+        # A plain parameter (a test may ask for ``rules_on`` to know which run it is); the
+        # autouse fixture below makes the oracle run build oracle games.
+        metafunc.fixturenames.append("rules_on")
+        metafunc.parametrize("rules_on", RULES_ON)
 
 
 @pytest.fixture(autouse=True)
-def _engine_backend_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sets ``ZAVANDOR_BACKEND`` to the run's ``engine_backend`` parameter, whether or not the
-    test asks for it (a fixture that only ``pytest_generate_tests`` names is never called)."""
+def _rules_on_the_oracle(request: pytest.FixtureRequest) -> Iterator[None]:
+    """On the ``oracle`` run of a ``core_and_oracle`` test, ``Game.new`` and ``Game.from_dict``
+    (and so ``replay``, ``from_json``, ``scenario.build``) build oracle games, whether or not
+    the test asks for ``rules_on`` (a fixture that only ``pytest_generate_tests`` names is
+    never called)."""
     callspec = getattr(request.node, "callspec", None)
-    backend = callspec.params.get("engine_backend") if callspec is not None else None
-    if backend is not None:
-        monkeypatch.setenv("ZAVANDOR_BACKEND", backend)
+    if callspec is not None and callspec.params.get("rules_on") == "oracle":
+        with games_on_the_oracle():
+            yield
+    else:
+        yield
 
 
 @pytest.fixture
@@ -65,9 +69,8 @@ def minute_per_reading_marks(monkeypatch: pytest.MonkeyPatch) -> None:
     """``keep_policy_minutes`` marks on a clock that advances a minute per reading, in both
     trainers: a mark of a few milliseconds has passed by the first update however fast the
     machine (on a real clock a fast CI machine finished a tiny generation before it)."""
-    from zavandor_env.train import exit as exit_module
-    from zavandor_env.train import timed
-
+    from zavandor_env.train.common import timed
+    from zavandor_env.train.exit import run as exit_module
     real = timed.TimedPolicies
 
     def with_fast_clock(run_dir: Any, minutes: Any) -> Any:

@@ -6,9 +6,9 @@ occur), one at the first occurrence of each phase and others along the way.  Eac
 (1-3 mutations: ints to boundary, huge or negative values, small deltas, wrong types, list
 lengths, swapped phases, deleted and added keys) and must then either
 
-* be **refused** by ``Game.from_dict`` on both backends with a one-line ``ReplayError`` (a
-  ``ValueError``; no other exception type), or
-* **play to the end** (or to :data:`DECISION_BUDGET` decisions) on BOTH backends with the same
+* be **refused** by ``from_dict`` on the C++ core and on the oracle (the Python rules) with a
+  one-line ``ReplayError`` (a ``ValueError``; no other exception type), or
+* **play to the end** (or to :data:`DECISION_BUDGET` decisions) on BOTH with the same
   seeded random choices, the same legal actions at every decision, and the same final state
   and scores,
 
@@ -37,12 +37,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.policies import ThriftyPolicy, UniformPolicy
-from zavandor_env.engine import Game, GameConfig, Phase, ReplayError, native_available
+from zavandor_env.engine import Game, GameConfig, Phase, ReplayError
+from zavandor_env.engine.oracle import OracleGame
 
-#: Decisions played from a loaded save before the two backends are compared (a mutated
+#: Decisions played from a loaded save before the core and the oracle are compared (a mutated
 #: ``max_rounds`` may make a random game long; real games end within ~900 decisions).
 DECISION_BUDGET = 3_000
-#: A save that takes longer than this (load and play, both backends) is a hang.
+#: A save that takes longer than this (load and play, core and oracle) is a hang.
 SECONDS_PER_SAVE = 20
 #: Values an int is set to: boundaries of every table, int32, int64 and beyond.
 BOUNDARY_INTS = (-(2**63), -(2**31) - 1, -(2**31), -2, -1, 0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12,
@@ -55,7 +56,7 @@ Path = tuple[str | int, ...]
 
 
 class FuzzFailure(AssertionError):
-    """A mutated save crashed, hung or made the two backends diverge."""
+    """A mutated save crashed, hung or made the core and the oracle diverge."""
 
 
 class _Hang(Exception):
@@ -64,7 +65,7 @@ class _Hang(Exception):
 
 # ---- seed saves --------------------------------------------------------------------------------
 def seed_saves(num_players: int, seed: int, every: int = 40) -> list[dict[str, Any]]:
-    """Saves of one seeded game of mixed seats (Python backend; a save loads on either): the
+    """Saves of one seeded game of mixed seats (on the oracle; a save loads on either): the
     first of each phase, one in four of the other rarer decisions (auctions and their
     resolution, round ends) and one turn decision in ``every``."""
     rng = random.Random(seed * 31 + num_players)
@@ -72,7 +73,7 @@ def seed_saves(num_players: int, seed: int, every: int = 40) -> list[dict[str, A
         UniformPolicy(seed + seat) if rng.random() < 0.5 else ThriftyPolicy(seed + seat)
         for seat in range(num_players)
     ]
-    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend="python")
+    game: Game = OracleGame.new(GameConfig(num_players=num_players), seed=seed)
     saves: list[dict[str, Any]] = []
     seen: set[Phase] = set()
     decisions = 0
@@ -212,10 +213,14 @@ def _mutate_any(data: dict[str, Any], rng: random.Random) -> str:
 
 
 # ---- one save ----------------------------------------------------------------------------------
-def _load(data: dict[str, Any], backend: str) -> Game | str:
+#: Where a save is loaded: ``core`` (:class:`Game`) or ``oracle`` (:class:`OracleGame`).
+RULES = {"core": Game, "oracle": OracleGame}
+
+
+def _load(data: dict[str, Any], rules: str) -> Game | str:
     """The loaded game, or the one-line refusal (any other exception propagates)."""
     try:
-        return Game.from_dict(copy.deepcopy(data), backend=backend)
+        return RULES[rules].from_dict(copy.deepcopy(data))
     except ReplayError as exc:
         message = str(exc)
         if "\n" in message or not message:
@@ -240,13 +245,13 @@ def _play(game: Game, seed: int) -> tuple[list[tuple[int, ...]], Game]:
     return seen, game
 
 
-def check_save(data: dict[str, Any], seed: int, backends: tuple[str, ...]) -> str:
+def check_save(data: dict[str, Any], seed: int, rules: tuple[str, ...]) -> str:
     """``"refused"`` or ``"played"``; raises :class:`FuzzFailure` on anything else."""
-    loaded = [_load(data, backend) for backend in backends]
+    loaded = [_load(data, name) for name in rules]
     if all(isinstance(g, str) for g in loaded):
         return "refused"
     if any(isinstance(g, str) for g in loaded):
-        raise FuzzFailure(f"one backend refused, the other loaded: {loaded}")
+        raise FuzzFailure(f"one refused, the other loaded: {dict(zip(rules, loaded))}")
     results = [_play(g, seed) for g in loaded if isinstance(g, Game)]
     (legal0, game0), *others = results
     for legal, game in others:
@@ -255,7 +260,7 @@ def check_save(data: dict[str, Any], seed: int, backends: tuple[str, ...]) -> st
                 if any(a != b for a, b in zip(legal, legal0)) else min(len(legal), len(legal0))
             raise FuzzFailure(f"legal actions diverge at decision {step}")
         if game.to_dict() != game0.to_dict() or game.scores() != game0.scores():
-            raise FuzzFailure("final states differ between the backends")
+            raise FuzzFailure("final states differ between the core and the oracle")
     game0.to_json()
     return "played"
 
@@ -321,7 +326,7 @@ REGRESSIONS: tuple[tuple[str, int, Phase, Callable[[dict[str, Any]], None]], ...
 )
 
 
-def _check_regressions(base: list[dict[str, Any]], seed: int, backends: tuple[str, ...],
+def _check_regressions(base: list[dict[str, Any]], seed: int, rules: tuple[str, ...],
                        report: Report) -> None:
     for name, players, phase, edit in REGRESSIONS:
         save = next(s for s in base if s["state"]["phase"] == phase
@@ -330,18 +335,16 @@ def _check_regressions(base: list[dict[str, Any]], seed: int, backends: tuple[st
         edit(data["state"])
         report.tried += 1
         try:
-            report.outcomes[check_save(data, seed, backends)] += 1
+            report.outcomes[check_save(data, seed, rules)] += 1
         except Exception as exc:  # noqa: BLE001 - any exception is a finding
             report.failures.append(f"regression {name}: {type(exc).__name__}: {exc}")
 
 
-def run(saves: int, seed: int, backends: tuple[str, ...] | None = None,
+def run(saves: int, seed: int, rules: tuple[str, ...] = ("core", "oracle"),
         progress: Callable[[Report], None] | None = None, memory_mib: int = 2048) -> Report:
-    """Mutate ``saves`` saves (seeded) and check each, in at most ``memory_mib`` more memory
-    (:func:`memory_cap`); failures are collected, not raised."""
-    if backends is None:
-        # Native first: under the sanitizers its run happens even if Python then fails.
-        backends = ("native", "python") if native_available() else ("python",)
+    """Mutate ``saves`` saves (seeded) and check each on ``rules`` (the core first: under the
+    sanitizers its run happens even if the oracle then fails), in at most ``memory_mib`` more
+    memory (:func:`memory_cap`); failures are collected, not raised."""
     base = corpus(seed)
     rng = random.Random(seed)
     report = Report()
@@ -349,9 +352,9 @@ def run(saves: int, seed: int, backends: tuple[str, ...] | None = None,
     previous = signal.signal(signal.SIGALRM, _alarm) if use_alarm else None
     try:
         with memory_cap(memory_mib):
-            _check_regressions(base, seed, backends, report)
+            _check_regressions(base, seed, rules, report)
             for i in range(saves):
-                _check_one(base, rng, seed * 1_000_003 + i, backends, report, use_alarm)
+                _check_one(base, rng, seed * 1_000_003 + i, rules, report, use_alarm)
                 if progress and (i + 1) % 1000 == 0:
                     progress(report)
     finally:
@@ -361,7 +364,7 @@ def run(saves: int, seed: int, backends: tuple[str, ...] | None = None,
 
 
 def _check_one(base: list[dict[str, Any]], rng: random.Random, seed: int,
-               backends: tuple[str, ...], report: Report, use_alarm: bool) -> None:
+               rules: tuple[str, ...], report: Report, use_alarm: bool) -> None:
     """Mutate one seed save and record what became of it in ``report``."""
     original = rng.choice(base)
     data = copy.deepcopy(original)
@@ -373,7 +376,7 @@ def _check_one(base: list[dict[str, Any]], rng: random.Random, seed: int,
     if use_alarm:
         signal.alarm(SECONDS_PER_SAVE)
     try:
-        report.outcomes[check_save(data, seed, backends)] += 1
+        report.outcomes[check_save(data, seed, rules)] += 1
     except _Hang:
         report.failures.append(f"save {index} ({what}): hang past {SECONDS_PER_SAVE} s")
     except FuzzFailure as exc:
@@ -390,7 +393,7 @@ GAME_AGENTS = ("random", "heuristic", "naive", "planner")
 
 
 def play_native_games(games: int, seed: int) -> int:
-    """Play ``games`` seeded games of 2-6 players, mixed agents, on the native backend (for the
+    """Play ``games`` seeded games of 2-6 players, mixed agents, on the core (for the
     sanitizer build: every rule path of the core runs); returns the decisions taken."""
     from zavandor_env.agents.registry import make_agent
     from zavandor_env.eval.match import play_game
@@ -401,7 +404,7 @@ def play_native_games(games: int, seed: int) -> int:
         n = 2 + i % 5
         agents = [make_agent(rng.choice(GAME_AGENTS), seed=seed + i * 7 + seat)
                   for seat in range(n)]
-        result = play_game(agents, seed=seed * 100_003 + i, backend="native")
+        result = play_game(agents, seed=seed * 100_003 + i)
         decisions += result.outcome.decisions
     return decisions
 
@@ -410,15 +413,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saves", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backends", default=None, help="comma-separated (default: both)")
+    parser.add_argument("--rules", default="core,oracle",
+                        help="comma-separated: core, oracle (default: both)")
     parser.add_argument("--games", type=int, default=0,
                         help="also play this many seeded native games of mixed agents")
     parser.add_argument("--max-memory-mb", type=int, default=2048,
                         help="memory the saves may add (0: no cap, e.g. under AddressSanitizer)")
     args = parser.parse_args(argv)
-    backends = tuple(args.backends.split(",")) if args.backends else None
     start = time.monotonic()
-    report = run(args.saves, args.seed, backends,
+    report = run(args.saves, args.seed, tuple(args.rules.split(",")),
                  progress=lambda r: print(f"... {r.line()}", flush=True),
                  memory_mib=args.max_memory_mb)
     for failure in report.failures[:50]:

@@ -76,7 +76,7 @@ class ThriftyPolicy:
 
     def _turn(self, game: Game, legal: tuple[int, ...]) -> int:
         rng = self.rng
-        state = game.read_state()
+        state = game.state
         player = state.players[game.turn_player]
         cash = liquid(player)
         buys = [a for a in legal if BUY_GEM <= a < SELL_GEM]
@@ -105,7 +105,7 @@ class ThriftyPolicy:
 
     @staticmethod
     def _affordable_opening(game: Game, action: int, cash: int) -> bool:
-        state = game.read_state()
+        state = game.state
         player = state.players[game.turn_player]
         if action < OPEN_SENTINEL:
             kind, item = ITEM_ARTIFACT, action - OPEN_ARTIFACT
@@ -114,7 +114,7 @@ class ThriftyPolicy:
         return item_price(state, player, kind, item, item_min_bid(kind, item)) <= cash
 
     def _bid(self, game: Game, legal: tuple[int, ...]) -> int:
-        state = game.read_state()
+        state = game.state
         player = state.players[game.current_player]
         cash = liquid(player)
         affordable = [

@@ -39,7 +39,7 @@ def serve_picture(browser: Any, target: Path) -> None:
         browser.get(server.url)
         body = browser.find_element("tag name", "body")
         for _ in range(60):  # until round 4 with an auction won
-            if server.table.game.read_state().round >= 4 and server.table.auctions:
+            if server.table.game.state.round >= 4 and server.table.auctions:
                 break
             buttons = browser.find_elements("css selector", "#actions button.action")
             names = [b.text for b in buttons]

@@ -310,7 +310,7 @@ def _spec_strategy() -> st.SearchStrategy[str]:
 
 def _plays_a_legal_move(agent: Any) -> None:
     # engine=native agents build only where the core is, and then decide on a native game
-    game = Game.new(num_players=2, seed=5, backend="native" if native_available() else None)
+    game = Game.new(num_players=2, seed=5)
     seat = game.current_player
     agent.reset(seat, 2, seed=1)
     legal = game.legal_actions()

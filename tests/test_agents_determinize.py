@@ -24,15 +24,15 @@ def _midgame(num_players: int, seed: int, rounds: int = 8) -> Game:
     seats = [HeuristicAgent(seed=s) for s in range(num_players)]
     for s, agent in enumerate(seats):
         agent.reset(s, num_players, s)
-    while game.read_state().round < rounds:
+    while game.state.round < rounds:
         seat = game.current_player
-        game.apply(seats[seat].act(None, PlayerView(game.read_state(), seat), game.legal_actions()))
+        game.apply(seats[seat].act(None, PlayerView(game.state, seat), game.legal_actions()))
     assert not game.is_over
     return game
 
 
 def _all_cards(game: Game) -> Counter:
-    s = game.read_state()
+    s = game.state
     cards: Counter = Counter()
     for deck in s.decks + s.discards:
         cards.update(deck)
@@ -43,7 +43,7 @@ def _all_cards(game: Game) -> Counter:
 
 
 def _public(game: Game, seat: int) -> dict:
-    view = PlayerView(game.read_state(), seat)
+    view = PlayerView(game.state, seat)
     out = {name: getattr(view, name) for name in (
         "round", "phase", "turn_order", "turn_player", "current_player", "display",
         "sentinel_owner", "deck_sizes", "discards", "concentrated_supply", "gem_supply",
@@ -59,9 +59,9 @@ def _public(game: Game, seat: int) -> dict:
 def test_determinized_game_keeps_public_state_and_own_hand(num_players, seed):
     game = _midgame(num_players, seed)
     seat = game.current_player
-    sample = determinize(PlayerView(game.read_state(), seat), random.Random(0))
+    sample = determinize(PlayerView(game.state, seat), random.Random(0))
     assert _public(sample, seat) == _public(game, seat)
-    me, real = sample.read_state().players[seat], game.read_state().players[seat]
+    me, real = sample.state.players[seat], game.state.players[seat]
     assert me.hand == real.hand and me.sages_tokens == real.sages_tokens
     assert sample.legal_actions() == game.legal_actions()  # the viewer's options are unchanged
 
@@ -76,9 +76,9 @@ def test_determinized_game_conserves_every_card():
             full[token] = count
     assert _all_cards(game) == full
     for i in range(5):
-        sample = determinize(PlayerView(game.read_state(), game.current_player), random.Random(i))
+        sample = determinize(PlayerView(game.state, game.current_player), random.Random(i))
         assert _all_cards(sample) == full
-        assert sorted(sample.read_state().artifact_deck) == sorted(game.read_state().artifact_deck)
+        assert sorted(sample.state.artifact_deck) == sorted(game.state.artifact_deck)
 
 
 def _value(token: int) -> int:
@@ -89,12 +89,12 @@ def _value(token: int) -> int:
 
 def test_hidden_values_and_deck_order_differ_across_samples():
     game = _midgame(3, 2)
-    view = PlayerView(game.read_state(), game.current_player)
+    view = PlayerView(game.state, game.current_player)
     rng = random.Random(1)
     hands = set()
     decks = set()
     for _ in range(10):
-        s = determinize(view, rng).read_state()
+        s = determinize(view, rng).state
         hands.add(tuple(tuple(p.hand) for p in s.players if p.seat != view.seat))
         decks.add(tuple(s.decks[0]))
     assert len(hands) > 1 and len(decks) > 1
@@ -104,8 +104,7 @@ def test_determinization_does_not_depend_on_the_hidden_truth():
     """Two games that look the same to the viewer give identical samples for one seed."""
     game = _midgame(2, 4)
     seat = game.current_player
-    other = game.clone().to_python()  # a Python game, to edit its state
-    s = other.read_state()
+    s = game.state.clone()  # to edit
     opponent = s.players[1 - seat]
     # Swap an opponent's card with a same-colour card of a different value from a deck.
     for t in range(NUM_CARD_TOKENS):
@@ -120,17 +119,18 @@ def test_determinization_does_not_depend_on_the_hidden_truth():
                 break
     else:
         pytest.skip("opponent holds no cards in this position")
-    assert other.read_state().players[1 - seat].hand != game.read_state().players[1 - seat].hand
-    a = determinize(PlayerView(game.read_state(), seat), random.Random(9))
-    b = determinize(PlayerView(other.read_state(), seat), random.Random(9))
+    other = Game(s, game.seed)
+    assert other.state.players[1 - seat].hand != game.state.players[1 - seat].hand
+    a = determinize(PlayerView(game.state, seat), random.Random(9))
+    b = determinize(PlayerView(other.state, seat), random.Random(9))
     assert a.to_json() == b.to_json()
 
 
 def test_determinized_game_is_reseeded_and_independent():
     game = _midgame(2, 6)
     before = game.to_json()
-    sample = determinize(PlayerView(game.read_state(), game.current_player), random.Random(3))
-    assert sample.read_state().rng.getstate() != game.read_state().rng.getstate()
+    sample = determinize(PlayerView(game.state, game.current_player), random.Random(3))
+    assert sample.state.rng.getstate() != game.state.rng.getstate()
     play(sample, ThriftyPolicy(0))
     assert game.to_json() == before
 
@@ -143,7 +143,7 @@ def _mixed_game_at(num_players: int, seed: int, decisions: int) -> Game:
         agent.reset(s, num_players, s)
     for _ in range(decisions):
         seat = game.current_player
-        game.apply(seats[seat].act(None, PlayerView(game.read_state(), seat), game.legal_actions()))
+        game.apply(seats[seat].act(None, PlayerView(game.state, seat), game.legal_actions()))
     return game
 
 
@@ -157,11 +157,11 @@ def test_a_sampled_hand_can_always_pay_what_its_owner_owes() -> None:
     with a hand worth 43 while seat 0 decides; about a third of uniform samples gave it less."""
     game = _mixed_game_at(4, seed=37, decisions=171)
     seat = game.current_player
-    owing = [p for p in game.read_state().players if p.balance > 0 and p.seat != seat]
+    owing = [p for p in game.state.players if p.balance > 0 and p.seat != seat]
     assert seat == 0 and [p.seat for p in owing] == [1]
     rng = random.Random(0)
     for _ in range(100):
-        sample = determinize(PlayerView(game.read_state(), seat), rng)
-        assert _can_pay(sample.read_state().players[1])
-        while not sample.is_over and sample.read_state().round == game.read_state().round:
+        sample = determinize(PlayerView(game.state, seat), rng)
+        assert _can_pay(sample.state.players[1])
+        while not sample.is_over and sample.state.round == game.state.round:
             sample.apply(sample.legal_actions()[0])  # settles seat 1's turn: no crash

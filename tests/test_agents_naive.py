@@ -12,13 +12,13 @@ import pytest
 from tests.agent_helpers import decide, own_turn, rule_variant
 from zavandor_env.agents.base import Agent, RandomAgent
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.naive import NaiveAgent
 from zavandor_env.engine import GameConfig, Phase, PlayerView, action_to_string
 from zavandor_env.engine.data import Gem
 from zavandor_env.engine.economy import hand_load
 from zavandor_env.engine.queries import hand_limit
 from zavandor_env.engine.scenario import build, play
+from zavandor_env.eval.match import play_game
 
 NUM_PROPERTY_GAMES = 240
 MAX_TRUNCATED_SHARE = 0.02  # "at most rarely" cut off by the round limit
@@ -171,7 +171,7 @@ def test_upgrade_swaps_the_worst_gem_then_funds_knowledge_with_it() -> None:
     names = own_turn(game, NaiveAgent())
     assert names == ["buy_emerald", "deactivate_opal", "activate_emerald", "sell_opal",
                      "advance_artifacts", "end_turn"]
-    me = game.read_state().players[0]
+    me = game.state.players[0]
     assert me.active[Gem.EMERALD] == 1 and me.inactive == [0] * 5
 
 
@@ -180,7 +180,7 @@ def test_third_opal_when_short_of_the_target() -> None:
                  players=[{"hand": "dust10 dust5"}, {}])
     names = own_turn(game, NaiveAgent())
     assert names[0] == "buy_opal"  # 15 < sapphire 20, two opals and a free slot: the third
-    assert game.read_state().players[0].active[Gem.OPAL] == 3
+    assert game.state.players[0].active[Gem.OPAL] == 3
 
 
 def test_excess_hand_is_banked_in_opals_after_the_advance() -> None:
@@ -191,7 +191,7 @@ def test_excess_hand_is_banked_in_opals_after_the_advance() -> None:
     names = own_turn(game, NaiveAgent())
     assert names[0] == "advance_artifacts" and names[-1] == "end_turn"
     assert names[1:-1] and set(names[1:-1]) == {"buy_opal"}
-    me = game.read_state().players[0]
+    me = game.state.players[0]
     # slots full: they wait in the pentagon as liquid; the paid hand now fits the limit
     assert me.inactive[Gem.OPAL] == len(names) - 2
     assert hand_load(me.hand) <= hand_limit(me) < hand_load(me.hand) + 3
@@ -264,7 +264,7 @@ def test_no_buy_of_a_gem_that_cannot_be_activated() -> None:
                            "hand": "dust10:9", "artifacts": "spellbook elixir"}, {}])
     names = own_turn(game, NaiveAgent())
     bought = [n for n in names if n.startswith("buy_") and n != "buy_opal"]
-    me = game.read_state().players[0]
+    me = game.state.players[0]
     for name in bought:  # every non-opal gem bought this turn ended active
         gem = Gem[name.removeprefix("buy_").upper()]
         assert me.inactive[gem] == 0, names
@@ -283,5 +283,5 @@ def test_realisation_never_reverses_a_move() -> None:
     moved_up = {n.removeprefix("activate_") for n in names if n.startswith("activate_")}
     moved_down = {n.removeprefix("deactivate_") for n in names if n.startswith("deactivate_")}
     assert not moved_up & moved_down, names
-    me = game.read_state().players[0]
+    me = game.state.players[0]
     assert me.active[Gem.DIAMOND] >= 1 and me.active[Gem.OPAL] < 3, names

@@ -12,13 +12,13 @@ import pytest
 from tests.agent_helpers import decide, own_turn, rule_variant
 from zavandor_env.agents.base import Agent, RandomAgent
 from zavandor_env.agents.heuristic import HeuristicAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.naive import NaiveAgent
 from zavandor_env.agents.planner import PlannerAgent, PlannerParams
 from zavandor_env.agents.registry import make_agent
 from zavandor_env.engine import Game, GameConfig, Phase, PlayerView, action_to_string
 from zavandor_env.engine.data import Gem
 from zavandor_env.engine.scenario import build, play
+from zavandor_env.eval.match import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 NUM_PROPERTY_GAMES = 150
@@ -76,7 +76,7 @@ def test_a_full_row_of_opals_is_upgraded_to_sapphires() -> None:
                           {}])
     names = own_turn(game, PlannerAgent())
     assert names[0] == "buy_sapphire", names
-    me = game.read_state().players[0]
+    me = game.state.players[0]
     assert me.active[Gem.SAPPHIRE] == 1 and sum(me.active) == 5
 
 
@@ -145,8 +145,10 @@ def test_the_fifth_sentinel_is_not_opened_when_taking_it_would_not_win() -> None
 
 
 def test_the_fifth_sentinel_is_opened_when_taking_it_wins() -> None:
-    game = _fifth_sentinel_game("sapphire:5").to_python()  # to edit its state
-    game.state.players[1].active[Gem.DIAMOND] = 0  # the rival is far behind now
+    game = _fifth_sentinel_game("sapphire:5")
+    state = game.state.clone()  # to edit
+    state.players[1].active[Gem.DIAMOND] = 0  # the rival is far behind now
+    game = Game(state, game.seed)
     names = own_turn(game, PlannerAgent())
     assert names[0] in {"open_fox", "open_phoenix", "open_tomcat", "open_scarab",
                         "open_salamander"}, names

@@ -11,12 +11,12 @@ from zavandor_env import agents
 from zavandor_env.agents.base import PassAgent, RandomAgent
 from zavandor_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from zavandor_env.agents.human import HumanAgent, parse_answer
-from zavandor_env.agents.match import competition_ranks, play_game
 from zavandor_env.agents.mcts import MCTSAgent
 from zavandor_env.agents.registry import make_agent, parse_spec
 from zavandor_env.engine import Game, GameConfig, Phase
 from zavandor_env.engine.actions import END_TURN, PASS, string_to_action
 from zavandor_env.engine.view import HiddenInformationError, PlayerView
+from zavandor_env.eval.match import competition_ranks, play_game
 
 
 class LegalityCheck(RandomAgent):
@@ -62,7 +62,7 @@ def test_mcts_plays_legal_decisions_with_a_tiny_budget():
             break
         seat = game.current_player
         agent = mcts if seat == 0 else other
-        game.apply(agent.act(None, PlayerView(game.read_state(), seat), game.legal_actions()))
+        game.apply(agent.act(None, PlayerView(game.state, seat), game.legal_actions()))
     assert mcts.decisions > 0
 
 
@@ -83,23 +83,23 @@ def test_pass_agent_never_spends():
 
 def test_view_hides_other_hands_but_shows_counts():
     game = Game.new(num_players=3, seed=2)
-    view = PlayerView(game.read_state(), 0)
-    assert view.me.hand == tuple(game.read_state().players[0].hand)
+    view = PlayerView(game.state, 0)
+    assert view.me.hand == tuple(game.state.players[0].hand)
     with pytest.raises(HiddenInformationError):
         _ = view.player(1).hand
     with pytest.raises(HiddenInformationError):
         _ = view.player(2).sages_tokens
     counts = view.player(1).card_counts
-    assert sum(counts) == sum(game.read_state().players[1].hand[:21])
+    assert sum(counts) == sum(game.state.players[1].hand[:21])
     assert not hasattr(view, "decks")  # deck order is nobody's business
 
 
 def test_view_cannot_change_the_game():
     game = Game.new(num_players=2, seed=2)
-    view = PlayerView(game.read_state(), 0)
+    view = PlayerView(game.state, 0)
     with pytest.raises((TypeError, AttributeError)):
         view.me.active[0] = 9  # tuples
-    assert game.read_state().players[0].active[0] == 2
+    assert game.state.players[0].active[0] == 2
 
 
 def test_registry_builds_agents_from_specs():
@@ -153,7 +153,7 @@ def test_human_quit_stops_the_game_without_asking_more():
                        output_fn=lambda text: None, colour=False)
     human.reset(game.current_player, 2)
     with pytest.raises(QuitGame):
-        human.act(None, PlayerView(game.read_state(), game.current_player), game.legal_actions())
+        human.act(None, PlayerView(game.state, game.current_player), game.legal_actions())
     assert len(asked) == 1
 
 
@@ -166,7 +166,7 @@ def test_auction_watcher_reports_every_sentinel_sold_with_its_price():
                        on_decision=lambda game, seat, action: news.extend(watcher.after(game)))
     final = Game.from_replay_record(play_game(
         [HeuristicAgent(seed=i) for i in range(3)], seed=4, record_replay=True).replay)
-    sold = [(seat, s) for seat, p in enumerate(final.read_state().players) for s in p.sentinels]
+    sold = [(seat, s) for seat, p in enumerate(final.state.players) for s in p.sentinels]
     from zavandor_env.engine.data import SENTINELS
 
     for seat, sentinel in sold:
@@ -208,7 +208,7 @@ def test_human_agent_reprompts_until_a_legal_answer():
     out: list[str] = []
     human = HumanAgent(input_fn=lambda prompt: next(answers), output_fn=out.append, colour=False)
     human.reset(game.current_player, 2)
-    action = human.act(None, PlayerView(game.read_state(), game.current_player), legal)
+    action = human.act(None, PlayerView(game.state, game.current_player), legal)
     assert action == END_TURN
     text = "\n".join(out)
     assert "not one of the legal actions" in text and "Actions (one decision" in text
@@ -239,7 +239,7 @@ def _write_npz(path, obs_dim, num_actions, hidden=8):
 
 def test_policy_agent_errors_on_missing_corrupt_and_incompatible_files(tmp_path):
     from zavandor_env.agents.policy import PickleLoadWarning, PolicyAgent, PolicyLoadError
-    from zavandor_env.envs.observation import OBS_SIZE
+    from zavandor_env.encoding.observation import OBS_SIZE
 
     with pytest.raises(PolicyLoadError, match="does not exist"):
         PolicyAgent(tmp_path / "none.zip")
@@ -275,7 +275,7 @@ def test_policy_agent_errors_on_missing_corrupt_and_incompatible_files(tmp_path)
 
 def test_policy_agent_plays_a_weights_only_export_within_the_mask(tmp_path):
     from zavandor_env.agents.policy import PolicyAgent
-    from zavandor_env.envs.observation import OBS_SIZE
+    from zavandor_env.encoding.observation import OBS_SIZE
 
     path = tmp_path / "tiny.npz"
     _write_npz(path, OBS_SIZE, 67)
@@ -320,14 +320,14 @@ def _bid_decision_with_overbids(seed: int) -> tuple[Game, int]:
     for s, agent in enumerate(agents):
         agent.reset(s, 2, s)
     while not game.is_over:
-        state, seat = game.read_state(), game.current_player
+        state, seat = game.state, game.current_player
         if state.phase == Phase.BID and PASS in game.legal_actions():
             player = state.players[seat]
             top = state.high_bid + 50
             if item_price(state, player, state.auction_kind, state.auction_item,
                           top) > max_payable(player):
                 return game, seat
-        view = PlayerView(game.read_state(), seat)
+        view = PlayerView(game.state, seat)
         game.apply(agents[seat].act(None, view, game.legal_actions()))
     raise AssertionError("no bidding decision with unaffordable raises")
 
@@ -336,7 +336,7 @@ def test_mcts_never_bids_what_it_could_not_pay():
     from zavandor_env.agents.mcts import curse_free
 
     game, seat = _bid_decision_with_overbids(seed=1)
-    view = PlayerView(game.read_state(), seat)
+    view = PlayerView(game.state, seat)
     legal = game.legal_actions()
     safe = curse_free(view, legal)
     assert PASS in safe and set(safe) < set(legal), "the unaffordable raises are dropped"

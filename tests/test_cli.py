@@ -23,7 +23,7 @@ from tests.interrupt import terminal_sigint
 from tests.outputs_helpers import child_env
 from zavandor_env.agents.heuristic import HeuristicAgent
 from zavandor_env.cli import main
-from zavandor_env.engine import Game, native_available
+from zavandor_env.engine import Game
 from zavandor_env.eval.match import play_game
 
 TINY_GAME = "max_rounds: 3\nnum_players: 2\n"
@@ -223,7 +223,7 @@ def test_ctrl_c_during_play_saves_the_game_so_far(tmp_path):
     err = proc.stderr.read()
     assert rc == 130 and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1 and "saved to" in err
-    assert Game.from_replay_record(json.loads(save.read_text())).read_state().round >= 1
+    assert Game.from_replay_record(json.loads(save.read_text())).state.round >= 1
 
 
 def test_eof_at_the_prompt_saves_the_game_so_far_in_process(tmp_path, monkeypatch, capsys):
@@ -285,16 +285,12 @@ def test_bench_json_rows_include_games_that_end_by_the_rules(tmp_path):
     assert any("random" in n for n in names)
     ended = [r for r in rows if "heuristic games" in r["name"] or "self-play" in r["name"]]
     assert len(ended) >= 3 and all(r["truncated_share"] == 0.0 for r in ended)
-    backends = ["python", "native"] if native_available() else ["python"]
-    for backend in backends:
-        assert any(r["name"].startswith(f"zavandor_v0 env() [{backend}], heuristic")
-                   for r in ended)
-    if native_available():  # each native engine row sits beside its Python twin
-        for kind in ("uniformly random play", "replayed heuristic games", "clone a mid-game"):
-            for tag in ("[python]", "[native, Game API]", "[native, C++ loop]"):
-                assert any(n.startswith(f"engine {tag}, {kind}") for n in names), (tag, kind)
-        assert any(n.startswith("vector env") for n in names)
-        assert any(n.startswith("mcts [native]") for n in names)
+    assert any(r["name"].startswith("zavandor_v0 env(), heuristic") for r in ended)
+    for kind in ("uniformly random play", "replayed heuristic games", "clone a mid-game"):
+        for tag in ("[Game API]", "[C++ loop]"):  # each Game API row beside its C++ loop twin
+            assert any(n.startswith(f"engine {tag}, {kind}") for n in names), (tag, kind)
+    assert any(n.startswith("vector env") for n in names)
+    assert any(n.startswith("mcts, ") for n in names)
     if importlib.util.find_spec("rlcard") is None:  # the peers' extra: pip install .[bench]
         return
     assert any("texas_holdem_v4" in n for n in names) and any("connect_four" in n for n in names)

@@ -135,7 +135,7 @@ def test_a_mistyped_option_is_named_by_its_command_with_the_closest(
 
 
 @pytest.mark.parametrize("override, typo, meant", [
-    ("totl_timesteps=5", "totl_timesteps", "total_timesteps"),
+    ("totl_timesteps=5", "totl_timesteps", "ppo.total_timesteps"),
     ("game.max_round=40", "max_round", "max_rounds"),
 ])
 def test_an_unknown_set_key_is_one_short_line_with_the_closest_keys(
@@ -158,7 +158,7 @@ def test_an_unknown_key_in_a_config_file_names_the_file(
     Path("mine.yaml").write_text("name: mine\ntotl_timesteps: 5\n")
     code, _, err = run_main(["train", "--config", "mine.yaml"], capsys)
     line = one_line(err)
-    assert code == 2 and "mine.yaml" in line and "did you mean 'total_timesteps'?" in line
+    assert code == 2 and "mine.yaml" in line and "did you mean 'ppo.total_timesteps'?" in line
     assert len(line) < 160
 
 
@@ -193,8 +193,8 @@ def test_the_training_bar_is_drawn_only_on_a_terminal(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     pytest.importorskip("stable_baselines3")
-    from zavandor_env.train.callbacks import SelfPlayCallback
     from zavandor_env.train.config import default_config_path, load_config
+    from zavandor_env.train.ppo.callbacks import SelfPlayCallback
 
     stream = Terminal() if terminal else io.StringIO()
     monkeypatch.setattr(sys, "stderr", stream)
@@ -241,11 +241,11 @@ def test_play_writes_no_colour_into_a_file(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_new_run_prints_its_folder_when_it_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
+    from zavandor_env.train.common.run import open_run
     from zavandor_env.train.config import default_config_path, load_config
-    from zavandor_env.train.selfplay import _start_or_resume
 
     cfg = load_config(default_config_path(), [f"runs_dir={tmp_path}"])
-    _, run_dir, _ = _start_or_resume(cfg, None, None, print)
+    _, run_dir, _, _ = open_run(cfg, None, None, print, "ppo")
     assert capsys.readouterr().out.strip() == f"run folder: {run_dir}"
 
 
@@ -335,7 +335,7 @@ def test_publish_help_documents_its_arguments_with_an_example() -> None:
 
 def test_python_m_publish_is_the_same_command(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "zavandor_env.train.publish", str(fake_run(tmp_path)),
+        [sys.executable, "-m", "zavandor_env.train.common.publish", str(fake_run(tmp_path)),
          "--out", str(SHIPPED_2P)], cwd=tmp_path, capture_output=True, text=True, timeout=60,
         env=child_env())
     assert proc.returncode == 2

@@ -162,7 +162,7 @@ def test_the_native_defaults_and_field_lists_are_the_python_ones() -> None:
     # parameters), not the heuristic it once defaulted to.
     assert MCTSAgent(engine="python").policy == "planner"
     game = Game.new(GameConfig(), seed=1)
-    core = _native.Core.from_state_dict(game.read_state().to_dict())
+    core = _native.Core.from_state_dict(game.state.to_dict())
     weights = _native.HeuristicWeights(resolve_weights(None).to_dict())
     with pytest.raises(ValueError, match="the planner needs 'planner'"):
         _native.mcts_search(core, game.current_player, list(game.legal_actions()), {},
@@ -207,7 +207,7 @@ def test_the_rule_change_drill(tmp_path: Path) -> None:
     assert str(tree) in probe.stdout and "(6, 10, 15, 20)" in probe.stdout
     run("-m", "zavandor_env.codegen", "--check", "--only", "header", timeout=300)
     check = run("-m", "zavandor_env.cli", "selfcheck", "--games", "4", "--quiet", timeout=1800)
-    assert "backends identical" in check.stdout
+    assert "core and oracle identical" in check.stdout
 
 
 def test_selfcheck_flips_every_rule_option_even_an_unlisted_one(

@@ -133,14 +133,14 @@ def test_config_is_immutable() -> None:
 def test_chosen_characters_are_seated_in_order() -> None:
     names = ("kobold", "fairy", "druid", "elf")
     game = Game.new(GameConfig(num_players=4, characters=names), seed=1)
-    assert [CHARACTERS[p.character].name for p in game.read_state().players] == list(names)
+    assert [CHARACTERS[p.character].name for p in game.state.players] == list(names)
 
 
 def test_random_characters_differ_and_depend_on_the_seed() -> None:
     dealt = set()
     for seed in range(20):
         game = Game.new(GameConfig(num_players=6), seed=seed)
-        characters = [p.character for p in game.read_state().players]
+        characters = [p.character for p in game.state.players]
         assert sorted(characters) == list(range(6))
         dealt.add(tuple(characters))
     assert len(dealt) > 1
@@ -162,7 +162,7 @@ def test_training_configs_state_the_affordability_rule_they_were_trained_with(
     # rulebook's default.  Either way the game mapping says so explicitly.
     config = yaml.safe_load(path.read_text())
     game = config["game"]
-    trained_with_filter = config.get("backend") != "exit"
+    trained_with_filter = config.get("trainer", config.get("backend")) != "exit"
     assert game["allow_overbid"] is not trained_with_filter
     assert GameConfig(**game).allow_overbid is not trained_with_filter
 

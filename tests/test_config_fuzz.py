@@ -7,7 +7,6 @@ never a traceback of another type.  Example counts: tests/fuzz_budget.py."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import yaml
 from hypothesis import given, settings
@@ -96,12 +95,12 @@ def test_every_mutated_training_config_is_valid_or_one_line(examples: int,
             assert isinstance(exc, TrainConfigError), f"{type(exc).__name__}: {exc}"
             _one_line(exc)
             return
-        counts: dict[str, Any] = {"n_envs": limits.MAX_ENVS, "torch_threads": limits.MAX_THREADS,
-                                  "exit_workers": limits.MAX_WORKERS,
-                                  "num_env_runners": limits.MAX_WORKERS}
-        for key, ceiling in counts.items():
-            assert getattr(cfg, key) <= ceiling
-        assert cfg.n_steps * cfg.n_envs <= limits.MAX_ROLLOUT_DECISIONS
+        counts = {cfg.ppo.n_envs: limits.MAX_ENVS, cfg.torch_threads: limits.MAX_THREADS,
+                  cfg.exit.workers: limits.MAX_WORKERS,
+                  cfg.rllib.num_env_runners: limits.MAX_WORKERS}
+        for value, ceiling in counts.items():
+            assert value <= ceiling
+        assert cfg.ppo.n_steps * cfg.ppo.n_envs <= limits.MAX_ROLLOUT_DECISIONS
         assert len(cfg.net_arch) <= limits.MAX_LAYERS
         assert all(w <= limits.MAX_LAYER_WIDTH for w in cfg.net_arch)
 

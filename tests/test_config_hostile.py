@@ -14,24 +14,24 @@ from zavandor_env.train.config import TrainConfigError, from_dict, load_config
 
 
 @pytest.mark.parametrize("changes, words", [
-    ({"n_envs": 100_000}, "'n_envs' must be <= 4096"),
+    ({"n_envs": 100_000}, "'ppo.n_envs' must be <= 4096"),
     ({"torch_threads": 100_000}, "'torch_threads' must be <= 256"),
-    ({"num_env_runners": 100_000}, "'num_env_runners' must be <= 256"),
-    ({"exit_workers": 100_000}, "'exit_workers' must be <= 256"),
+    ({"num_env_runners": 100_000}, "'rllib.num_env_runners' must be <= 256"),
+    ({"exit_workers": 100_000}, "'exit.workers' must be <= 256"),
     ({"net_arch": [1e9]}, "'net_arch'[0] must be an integer"),
     ({"net_arch": [10**9]}, "'net_arch'[0] must be <= 8192"),
     ({"net_arch": [8] * 33}, "'net_arch'"),
     ({"net_arch": [8192, 8192]}, "network of 73,474,048 weights"),
     ({"n_steps": 2**20, "n_envs": 2}, "times n_envs must be <= 1,048,576"),
-    ({"n_steps": 2**21}, "'n_steps' must be <= 1048576"),
-    ({"batch_size": 2**21}, "'batch_size' must be <= 1048576"),
-    ({"n_epochs": 10**6}, "'n_epochs' must be <= 1000"),
+    ({"n_steps": 2**21}, "'ppo.n_steps' must be <= 1048576"),
+    ({"batch_size": 2**21}, "'ppo.batch_size' must be <= 1048576"),
+    ({"n_epochs": 10**6}, "'ppo.n_epochs' must be <= 1000"),
     ({"pool_size": 10**6}, "'pool_size' must be <= 1000"),
     ({"exit_games": 100, "exit_replay_generations": 100}, "5,000 games in the replay window"),
-    ({"exit_iterations": 10**9}, "'exit_iterations' must be <= 1000000"),
-    ({"total_timesteps": 2**31}, "'total_timesteps' must be <= 2147483647"),
-    ({"total_timesteps": 1e300}, "'total_timesteps' must be an integer, got 1e+300"),
-    ({"exit_generations": 2**31}, "'exit_generations' must be <= 2147483647"),
+    ({"exit_iterations": 10**9}, "'exit.iterations' must be <= 1000000"),
+    ({"total_timesteps": 2**31}, "'ppo.total_timesteps' must be <= 2147483647"),
+    ({"total_timesteps": 1e300}, "'ppo.total_timesteps' must be an integer, got 1e+300"),
+    ({"exit_generations": 2**31}, "'exit.generations' must be <= 2147483647"),
     ({"eval_games": 10**8}, "'eval_games' must be <= 1000000"),
     ({"eval_opponents": [f"random:label=r{i}" for i in range(65)]}, "'eval_opponents'"),
     ({"name": "x" * 300}, "'name' must be at most 100 characters, got 300"),
@@ -46,7 +46,7 @@ def test_every_count_past_its_ceiling_is_one_line_naming_the_key(changes: dict[s
 
 
 def test_the_ceilings_hold_for_set_overrides_too() -> None:
-    for item, words in (("exit_workers=100000", "exit_workers"), ("n_envs=1e5", "n_envs"),
+    for item, words in (("exit_workers=100000", "exit.workers"), ("n_envs=1e5", "ppo.n_envs"),
                         ("net_arch=[1000000000]", "net_arch"), ("seed=1:1:1", "'seed'")):
         with pytest.raises(TrainConfigError, match=words):
             load_config(None, [item])
@@ -60,8 +60,8 @@ def _run_folder(tmp_path: Path, text: str) -> Path:
 
 
 @pytest.mark.parametrize("text, words", [
-    ("exit_workers: 100000\n", "'exit_workers' must be <= 256"),
-    ("n_envs: 100000\n", "'n_envs' must be <= 4096"),
+    ("exit_workers: 100000\n", "'exit.workers' must be <= 256"),
+    ("n_envs: 100000\n", "'ppo.n_envs' must be <= 4096"),
     ("torch_threads: 100000\n", "'torch_threads' must be <= 256"),
     ("net_arch: [1e9]\n", "'net_arch'[0] must be an integer"),
     ("seed: " + "1:" * 100_000 + "1\n", "'seed' must be a number, got a string of 200,001"),
@@ -85,7 +85,7 @@ def test_a_resume_with_a_set_past_a_ceiling_is_one_line(
 
     run = _run_folder(tmp_path, "name: quick\n")
     assert main(["train", "--resume", str(run), "--set", "exit_workers=100000"]) == 2
-    assert "'exit_workers' must be <= 256" in capsys.readouterr().err
+    assert "'exit.workers' must be <= 256" in capsys.readouterr().err
 
 
 def test_the_ceilings_are_far_above_every_shipped_config() -> None:
@@ -96,5 +96,5 @@ def test_the_ceilings_are_far_above_every_shipped_config() -> None:
         if "rllib" in path.name:
             continue  # needs the [ray] extra's checks only when it runs
         cfg = load_config(path)
-        assert cfg.n_steps * cfg.n_envs * 100 <= limits.MAX_ROLLOUT_DECISIONS
-        assert cfg.exit_games * cfg.exit_replay_generations * 2 <= limits.MAX_REPLAY_GAMES
+        assert cfg.ppo.n_steps * cfg.ppo.n_envs * 100 <= limits.MAX_ROLLOUT_DECISIONS
+        assert cfg.exit.games * cfg.exit.replay_generations * 2 <= limits.MAX_REPLAY_GAMES

@@ -50,7 +50,7 @@ def test_energy_deck_range_mean_and_variance(colour, low, high, mean, variance) 
 
 def test_new_game_deals_exactly_the_energy_decks() -> None:
     game = Game.new(GameConfig(num_players=2, characters=("witch", "elf")), seed=3)
-    state = game.read_state()
+    state = game.state
     for colour, deck in enumerate(d.ENERGY_DECKS):
         counts: dict[int, int] = {}
         tokens = state.decks[colour] + state.discards[colour]
@@ -247,7 +247,7 @@ def test_position_modifiers() -> None:
 def test_artifact_copies_and_display_by_player_count(players: int, copies: int) -> None:
     assert d.COPIES_BY_PLAYERS[players] == copies
     game = Game.new(GameConfig(num_players=players), seed=players)
-    state = game.read_state()
+    state = game.state
     assert len(state.display) == players
     assert len(state.display) + len(state.artifact_deck) == 12 * copies
     # A on top, then B, C, D: letters never decrease from the top of the deck down.
@@ -343,7 +343,7 @@ def test_starting_gems_dust_and_cards(characters: tuple[str, ...]) -> None:
     game = Game.new(
         GameConfig(num_players=3, characters=characters, skip_forced_decisions=False), seed=9
     )
-    for p in game.read_state().players:
+    for p in game.state.players:
         spec = d.CHARACTERS[p.character]
         assert spec.name == characters[p.seat]
         assert p.active == [2, 1, 0, 0, 0] and p.inactive == [0] * 5  # all active

@@ -31,8 +31,8 @@ from zavandor_env.engine.economy import (
     settle,
 )
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 ONE, TWO, FIVE, TEN = (DUST_TOKEN[v] for v in DUST_CHITS)
 
@@ -62,7 +62,7 @@ def sub_hands(hand: list[int]):
 
 def fresh_player(one_value_dust: bool = False):
     game = Game.new(GameConfig(num_players=2, one_value_dust=one_value_dust), seed=0)
-    return game.read_state(), game.read_state().players[0]
+    return game.state, game.state.players[0]
 
 
 # ---- dust change ---------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from zavandor_env.engine import (
 from zavandor_env.engine.actions import END_BLOCK, END_TURN
 from zavandor_env.engine.data import CHARACTERS
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 
 def game_where(
@@ -63,7 +63,7 @@ def finished_game(num_players: int = 3, seed: int = 2) -> Game:
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 def test_new_game_sets_the_table_for_each_player_count(num_players: int) -> None:
     game = Game.new(GameConfig(num_players=num_players), seed=num_players)
-    state = game.read_state()
+    state = game.state
     assert game.num_players == num_players == len(state.players)
     assert [p.seat for p in state.players] == list(range(num_players))
     assert sorted(state.turn_order) == list(range(num_players))
@@ -134,9 +134,9 @@ def test_seedless_game_draws_a_seed_and_still_replays() -> None:
 
 def test_bidder_decides_while_the_turn_stays_with_the_opener() -> None:
     game = game_where(lambda g: g.phase == Phase.BID and g.current_player != g.turn_player)
-    assert game.read_state().current_player == game.current_player
-    assert game.read_state().auction_opener == game.turn_player
-    assert game.turn_player in game.read_state().turn_order
+    assert game.state.current_player == game.current_player
+    assert game.state.auction_opener == game.turn_player
+    assert game.turn_player in game.state.turn_order
 
 
 def test_legal_actions_are_ascending_and_non_empty_until_the_end() -> None:
@@ -164,12 +164,12 @@ def test_finished_game_reports_scores_and_winners() -> None:
 
 def test_forced_decisions_are_skipped_unless_asked_for() -> None:
     game = finished_game()
-    assert len(game.history) < game.read_state().num_decisions  # forced ones were taken for us
+    assert len(game.history) < game.state.num_decisions  # forced ones were taken for us
     config = GameConfig(num_players=3, skip_forced_decisions=False)
     slow = Game.new(config, seed=2)
     forced = 0
     policy = UniformPolicy(2)
-    while not slow.is_over and slow.read_state().round < 6:
+    while not slow.is_over and slow.state.round < 6:
         forced += len(slow.legal_actions()) == 1
         slow.apply(policy(slow))
     assert forced > 0
@@ -285,7 +285,6 @@ def test_clone_is_independent_of_the_original() -> None:
         if clone.is_over:
             break
         clone.apply(policy(clone))
-    clone = clone.to_python()  # to edit its state (a native clone has no live one)
     clone.state.players[0].hand[0] += 5
     clone.state.decks[0].clear()
     clone.state.players[1].sentinels.append(3)
@@ -553,8 +552,8 @@ def test_describe_shows_the_whole_table() -> None:
     text = game.describe()
     assert game.to_json() == before
     assert text.count("\n") > 20
-    assert text.startswith(f"Round {game.read_state().round}, phase {game.phase.name}")
-    for p in game.read_state().players:
+    assert text.startswith(f"Round {game.state.round}, phase {game.phase.name}")
+    for p in game.state.players:
         assert f"Seat {p.seat} ({CHARACTERS[p.character].name})" in text
     for part in (
         "Turn order: I=Seat",
@@ -572,7 +571,7 @@ def test_describe_shows_the_whole_table() -> None:
 
 
 def test_describe_shows_the_auction_and_pending_decisions() -> None:
-    bidding = game_where(lambda g: g.phase == Phase.BID and g.read_state().high_bidder >= 0)
+    bidding = game_where(lambda g: g.phase == Phase.BID and g.state.high_bidder >= 0)
     assert "Auction:" in bidding.describe() and "high bid" in bidding.describe()
     losing = game_where(lambda g: g.phase == Phase.LOSE_GEM)
     assert "each return an active gem" in losing.describe()

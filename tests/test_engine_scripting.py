@@ -23,11 +23,12 @@ from zavandor_env.engine import (
 from zavandor_env.engine import data as engine_data
 from zavandor_env.engine import state as engine_state
 from zavandor_env.engine.actions import END_TURN, string_to_action
+from zavandor_env.engine.oracle import OracleGame
 from zavandor_env.engine.scenario import build, play
 from zavandor_env.engine.scoring import victory_points
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 
 # ---- exported enums ----------------------------------------------------------------------------
@@ -86,7 +87,7 @@ def test_hand_notation_rebuilds_the_same_hand() -> None:
 
 
 def test_hand_is_a_read_only_snapshot() -> None:
-    game = built_hand_game().to_python()  # to edit its state
+    game = OracleGame.from_dict(built_hand_game().to_dict())  # the oracle: a live state
     hand = game.hand(1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         hand.value = 0  # type: ignore[misc]
@@ -100,7 +101,7 @@ def test_hand_is_a_read_only_snapshot() -> None:
 def test_player_view_hand_is_the_own_seat_hand() -> None:
     game = built_hand_game()
     for seat in range(3):
-        view = PlayerView(game.read_state(), seat)
+        view = PlayerView(game.state, seat)
         assert view.hand() == game.hand(seat)
         assert view.hand().tokens == view.me.hand
 
@@ -127,17 +128,17 @@ def test_stop_at_round_end_shows_the_phase_four_scores() -> None:
     game = last_turn_scenario()
     assert game.scores()[0] == 0
     game.apply(END_TURN, stop_at_round_end=True)
-    assert game.at_round_end and not game.is_over and game.read_state().round == 1
-    assert game.scores() == [victory_points(p) for p in game.read_state().players]
+    assert game.at_round_end and not game.is_over and game.state.round == 1
+    assert game.scores() == [victory_points(p) for p in game.state.players]
     assert game.scores()[0] == 8 + 3  # talisman + two opals and a sapphire
-    limit = PlayerView(game.read_state(), 1).me.hand_limit
+    limit = PlayerView(game.state, 1).me.hand_limit
     assert game.hand(1).cards["red"] == limit < 7  # the hand limit was enforced
     assert game.current_player == -1 and game.legal_actions() == ()
     assert game.action_mask() == [0] * engine.NUM_ACTIONS
     assert "round 1 ended" in game.describe() and "deciding" not in game.describe()
     game.advance()
-    assert not game.at_round_end and game.read_state().round == 2
-    assert game.read_state().turn_order[0] == 0  # most VP first, from the phase-4 scores
+    assert not game.at_round_end and game.state.round == 2
+    assert game.state.turn_order[0] == 0  # most VP first, from the phase-4 scores
     assert game.hand(1).cards["blue"] == 1  # income came with phases 1-2
 
 
@@ -162,7 +163,7 @@ def play_both_ways(config: GameConfig, seed: int, uniform: bool) -> tuple[Game, 
             game.apply(policy(game), stop_at_round_end=stop)
             while game.at_round_end:  # forced decisions may end the next round too
                 stops += 1
-                assert game.scores() == [victory_points(p) for p in game.read_state().players]
+                assert game.scores() == [victory_points(p) for p in game.state.players]
                 game.advance(stop_at_round_end=True)
         games.append(game)
     return games[0], games[1], stops
@@ -177,7 +178,7 @@ def test_continuing_after_round_end_stops_gives_the_default_game(
 ) -> None:
     config = GameConfig(num_players=num_players, max_rounds=25, allow_overbid=overbid)
     default, stopped, stops = play_both_ways(config, seed, uniform)
-    assert stops >= default.read_state().round - 1 > 0
+    assert stops >= default.state.round - 1 > 0
     assert stopped.history == default.history
     assert stopped.to_json() == default.to_json()
 
@@ -200,8 +201,8 @@ def test_round_end_stop_after_the_last_player_is_cursed() -> None:
     stopped, default = cursed_last_player_scenario(), cursed_last_player_scenario()
     stopped.apply(string_to_action("pass"), stop_at_round_end=True)
     default.apply(string_to_action("pass"))
-    assert stopped.at_round_end and stopped.read_state().players[2].eliminated
-    assert stopped.read_state().round == 1 and default.read_state().round == 2
+    assert stopped.at_round_end and stopped.state.players[2].eliminated
+    assert stopped.state.round == 1 and default.state.round == 2
     loaded = Game.from_json(stopped.to_json())
     for game in (stopped, loaded):
         game.advance()
@@ -213,7 +214,7 @@ def test_truncation_at_a_round_ending_decision_matches_the_default_path() -> Non
     policy = ThriftyPolicy(5)
     while not probe.at_round_end:
         probe.apply(policy(probe), stop_at_round_end=True)
-    limit = probe.read_state().num_decisions  # the round-ending decision reaches the limit
+    limit = probe.state.num_decisions  # the round-ending decision reaches the limit
     config = GameConfig(num_players=3, max_decisions=limit)
     default, stopped, _ = play_both_ways(config, 5, uniform=False)
     assert stopped.truncated and not stopped.at_round_end
@@ -223,9 +224,9 @@ def test_truncation_at_a_round_ending_decision_matches_the_default_path() -> Non
 def stopped_game() -> Game:
     game = Game.new(GameConfig(num_players=4), seed=6)
     policy = ThriftyPolicy(6)
-    while game.read_state().round < 3 or not game.at_round_end:
+    while game.state.round < 3 or not game.at_round_end:
         game.apply(policy(game), stop_at_round_end=True)
-        if game.at_round_end and game.read_state().round < 3:
+        if game.at_round_end and game.state.round < 3:
             game.advance()
     return game
 
@@ -267,7 +268,7 @@ def test_advance_without_a_round_end_raises() -> None:
 def test_default_apply_never_stops_at_the_round_end() -> None:
     game = Game.new(GameConfig(num_players=3), seed=2)
     policy = ThriftyPolicy(2)
-    while game.read_state().round < 4:
+    while game.state.round < 4:
         game.apply(policy(game))
         assert not game.at_round_end
     assert json.loads(game.to_json())["state"]["phase"] != Phase.ROUND_END

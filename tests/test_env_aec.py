@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from zavandor_env.engine import IllegalActionError, Phase, string_to_action
+from zavandor_env.engine import Game, IllegalActionError, Phase, string_to_action
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.data import DUST_TOKEN, Art
 from zavandor_env.engine.outcome import Outcome, competition_ranks, game_outcome
@@ -95,13 +95,16 @@ def test_agent_selection_follows_the_deciding_player_including_out_of_turn_bidde
 
 
 def test_mirror_victims_are_selected_out_of_turn_to_choose_their_gem() -> None:
-    e = raw_env(num_players=3, backend="python")  # a state edited by hand: the Python engine
+    e = raw_env(num_players=3)
     e.reset(seed=4)
-    state = e.game.state
-    opener = state.turn_player
-    state.display[0] = Art.MIRROR
-    state.players[opener].hand[DUST_TOKEN[10]] += 10  # rich enough to win the Mirror
-    e.game._legal = None  # the state was edited by hand: recompute the legal actions
+    saved = e.game.to_dict()  # a state edited by hand, loaded back as a saved game
+    state = saved["state"]
+    opener = state["turn_player"]
+    deck, display = state["artifact_deck"], state["display"]
+    k = deck.index(int(Art.MIRROR))  # swap a Mirror from the deck into the display
+    deck[k], display[0] = display[0], deck[k]
+    state["players"][opener]["hand"][DUST_TOKEN[10]] += 10  # rich enough to win the Mirror
+    e._game = Game.from_dict(saved)
     e._select()
     e.step(string_to_action("open_magic_mirror"))
     e.step(string_to_action("bid_plus_0"))
@@ -178,7 +181,7 @@ def test_a_truncated_game_pays_truncation_reward_to_every_seat() -> None:
     # Without the Curse, random players never finish: max_rounds cuts the game off.
     e = raw_env(num_players=2, max_rounds=2, allow_overbid=False, vp_delta=0)
     totals = _play_out(e, seed=5)
-    assert e.game.truncated and not e.game.terminated and e.game.read_state().round == 2
+    assert e.game.truncated and not e.game.terminated and e.game.state.round == 2
     assert totals == {"player_0": -1.0, "player_1": -1.0}
     e = raw_env(num_players=3, max_rounds=2, allow_overbid=False, vp_delta=0,
                 truncation_reward=-0.25)

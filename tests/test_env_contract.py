@@ -158,6 +158,21 @@ def test_an_unknown_illegal_action_mode_is_refused_in_one_line(face_name: str) -
         _build(face_name, illegal_action="ignore")
 
 
+def test_a_retired_backend_option_is_ignored_with_a_warning_or_refused_in_one_line(
+        face_name: str) -> None:
+    """Every face runs the C++ core: ``backend="native"`` is read by the one helper
+    (``envs.options.check_backend``) and ignored with a warning; the Python rules are the
+    tests' oracle, never an environment's engine."""
+    if face_name == "async":
+        pytest.skip("the options are read in the worker processes, whose warnings stay there")
+    with pytest.warns(DeprecationWarning, match="^backend= is deprecated and ignored"):
+        _build(face_name, backend="native").close()
+    with pytest.raises(ValueError, match=r"^backend='python' is gone: games run on the C\+\+ "
+                                         r"core") as info:
+        _build(face_name, backend="python")
+    assert "\n" not in str(info.value)
+
+
 # ---- seeding and copies ----------------------------------------------------------------------
 def _trajectory(face: Face, seed: int, steps: int = 25) -> list[np.ndarray]:
     seen = []

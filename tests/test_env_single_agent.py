@@ -193,13 +193,23 @@ class _ActInfoPolicy:
 
 @pytest.mark.parametrize(
     "opponents",
-    [lambda observation: 0, _ActInfoPolicy(), "heuristic", 3, [None, lambda o, v, legal: legal[0]]],
-    ids=["bare-callable", "act-info-object", "spec-string", "int", "callable-in-a-list"],
+    [lambda observation: 0, _ActInfoPolicy(), 3, [None, lambda o, v, legal: legal[0]]],
+    ids=["bare-callable", "act-info-object", "int", "callable-in-a-list"],
 )
-def test_anything_but_none_or_an_agent_is_refused_with_a_hint_to_wrap_it(opponents) -> None:
+def test_anything_but_none_an_agent_or_a_spec_is_refused_with_a_hint_to_wrap_it(opponents
+                                                                                ) -> None:
     with pytest.raises(TypeError, match="FunctionAgent") as info:
         SingleAgentEnv(num_players=3, opponents=opponents)
     assert "\n" not in str(info.value)
+
+
+def test_agent_specs_build_one_agent_per_seat_as_gymnasium_make_does() -> None:
+    env = SingleAgentEnv(num_players=3, opponents="heuristic")
+    first, second = env.opponents
+    assert first.name == second.name == "heuristic" and first is not second
+    env.set_opponents(["random", {"agent": "novice"}])
+    env.reset(seed=0)
+    assert [o.name for o in env.opponents] == ["random", "novice"]
 
 
 def test_a_refused_set_opponents_leaves_the_current_opponents_in_place() -> None:

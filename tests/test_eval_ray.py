@@ -15,7 +15,8 @@ import pytest
 
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.cli import main
-from zavandor_env.eval.tournament import TournamentConfig, run_tournament
+from zavandor_env.eval.tournament import TournamentConfig
+from zavandor_env.eval.tournament_run import run_tournament
 
 POLICY = Path(__file__).resolve().parent.parent / "train" / "checkpoints" / "selfplay_2p"
 #: Three agents (three lineups), one of them a policy that reads the encoded observation.
@@ -76,8 +77,8 @@ def test_run_tournament_on_ray_returns_the_same_records_in_the_same_order(
     seen: list[Any] = []
     there = run_tournament(config, progress=False, on_record=seen.append, use_ray=True)
     assert len(seen) == len(there) == len(here) == 6
-    assert [(r.task, r.labels, r.result.scores, r.result.ranks, r.decisions) for r in here] == \
-        [(r.task, r.labels, r.result.scores, r.result.ranks, r.decisions) for r in there]
+    assert [(r.task, r.labels, r.scores, r.ranks, r.decisions) for r in here] == \
+        [(r.task, r.labels, r.scores, r.ranks, r.decisions) for r in there]
 
 
 def one_line(capsys: pytest.CaptureFixture[str]) -> str:

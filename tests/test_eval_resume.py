@@ -17,13 +17,10 @@ from tests.outputs_helpers import assert_nothing_half_written, child_env
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.cli import main
 from zavandor_env.eval.journal import JournalError
-from zavandor_env.eval.tournament import (
-    JOURNAL_FILE,
-    GameRecord,
-    TournamentConfig,
-    TournamentReport,
-    run_tournament,
-)
+from zavandor_env.eval.tournament import GameRecord, TournamentConfig
+from zavandor_env.eval.tournament_journal import JOURNAL_FILE
+from zavandor_env.eval.tournament_report import TournamentReport
+from zavandor_env.eval.tournament_run import run_tournament
 
 
 def config(seed: int = 0, games: int = 6, replays: bool = False) -> TournamentConfig:
@@ -50,7 +47,7 @@ def interrupted(cfg: TournamentConfig, journal: Path, after: int) -> None:
 
 
 def without_seconds(records: list[GameRecord]) -> list[tuple]:
-    return [(r.task, r.result.seed, r.labels, r.result.outcome, r.replay) for r in records]
+    return [(r.task, r.seed, r.labels, r.outcome, r.replay) for r in records]
 
 
 def game_lines(journal: Path) -> list[str]:

@@ -9,7 +9,9 @@ import pytest
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.cli import main
 from zavandor_env.eval.stats import SeatRecord, summarize, wilson_interval
-from zavandor_env.eval.tournament import TournamentConfig, TournamentReport, run_tournament
+from zavandor_env.eval.tournament import TournamentConfig
+from zavandor_env.eval.tournament_report import TournamentReport
+from zavandor_env.eval.tournament_run import run_tournament
 
 
 def test_wilson_interval_matches_known_values():
@@ -156,7 +158,8 @@ def test_a_tournament_with_an_interactive_agent_plays_in_this_process(monkeypatc
 
 
 def test_report_write_refuses_or_replaces_an_earlier_report(tmp_path):
-    from zavandor_env.eval.tournament import OutputDirError, prepare_output_dir
+    from zavandor_env.eval.run_folder import OutputDirError
+    from zavandor_env.eval.tournament_report import prepare_output_dir
 
     def report(seed, replays):
         config = TournamentConfig([parse_spec("heuristic"), parse_spec("random")], games=2,
@@ -177,7 +180,7 @@ def test_report_write_refuses_or_replaces_an_earlier_report(tmp_path):
 
 
 def test_default_output_dirs_are_unique_even_within_one_second(tmp_path):
-    from zavandor_env.eval.tournament import default_output_dir
+    from zavandor_env.eval.run_folder import default_output_dir
 
     first = default_output_dir("heuristic-random", root=tmp_path)
     second = default_output_dir("heuristic-random", root=tmp_path)

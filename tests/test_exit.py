@@ -1,4 +1,4 @@
-"""Expert iteration (``backend: exit``, ``train/exit.py``): config checks, the self-play
+"""Expert iteration (``trainer: exit``, ``train/exit/``): config checks, the self-play
 targets, the loss, an end-to-end run through the command line, and resuming after a kill.
 
 The fast tests play a stand-in search (:class:`PriorSearch`: the network's prior sampled
@@ -70,7 +70,7 @@ class PriorSearch:
 
 @pytest.fixture
 def prior_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import selfplay as exit_mod
 
     monkeypatch.setattr(exit_mod, "make_search",
                         lambda policy, params: PriorSearch(policy, **params))
@@ -79,7 +79,7 @@ def prior_search(monkeypatch: pytest.MonkeyPatch) -> None:
 def _play_with_prior(task: Any) -> Any:
     """``play_selfplay_game`` with :class:`PriorSearch`, for a spawned worker (where the
     ``prior_search`` fixture's patch does not reach)."""
-    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import selfplay as exit_mod
 
     exit_mod.make_search = lambda policy, params: PriorSearch(policy, **params)
     return exit_mod.play_selfplay_game(task)
@@ -102,19 +102,19 @@ def _cli(*args: str) -> int:
 
 # ---- config -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("changes, words", [
-    ({"exit_iterations": 0}, "exit_iterations"),
-    ({"exit_search": {"iterations": 3}}, "exit_iterations"),
+    ({"exit_iterations": 0}, "exit.iterations"),
+    ({"exit_search": {"iterations": 3}}, "exit.iterations"),
     ({"exit_search": {"seconds": 0.1}}, "fixed iteration budget"),
-    ({"exit_noise_fraction": 1.5}, "exit_noise_fraction"),
+    ({"exit_noise_fraction": 1.5}, "exit.noise_fraction"),
     ({"exit_gens": 3}, "unknown config key 'exit_gens'"),
-    ({"exit_search": {"temperature": 1.0}}, "exit_temperature_moves"),
+    ({"exit_search": {"temperature": 1.0}}, "exit.temperature_moves"),
     ({"exit_search": {"no_such_parameter": 1}}, "the search refuses its parameters"),
 ])
 def test_a_bad_exit_key_is_one_line_naming_it(changes: dict[str, Any], words: str) -> None:
-    from zavandor_env.train.config import TrainConfigError, from_dict
+    from zavandor_env.train.config import TrainConfigError, check_run, from_dict
 
-    with pytest.raises(TrainConfigError) as info:
-        from_dict({**TINY, **changes})
+    with pytest.raises(TrainConfigError) as info:  # the search is built before a run only
+        check_run(from_dict({**TINY, **changes}))
     assert words in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -122,7 +122,7 @@ def test_a_bad_exit_key_is_one_line_naming_it(changes: dict[str, Any], words: st
 def test_exit_search_belongs_to_the_exit_backend() -> None:
     from zavandor_env.train.config import TrainConfigError, from_dict
 
-    with pytest.raises(TrainConfigError, match="exit_search"):
+    with pytest.raises(TrainConfigError, match="exit.search"):
         from_dict({"exit_search": {"virtual_loss": 1}})
 
 
@@ -133,7 +133,7 @@ def test_the_shipped_exit_configs_load() -> None:
     assert [p.stem for p in paths] == ["exit_2p", "exit_2p_cold", "exit_4p"]
     for path in paths:
         cfg = load_config(path)
-        assert cfg.backend == "exit" and cfg.num_players == int(path.stem[5])
+        assert cfg.trainer == "exit" and cfg.num_players == int(path.stem[5])
         assert cfg.init_policy is None or Path(ROOT / cfg.init_policy).is_file()
         assert (cfg.init_policy is None) == path.stem.endswith("_cold")
 
@@ -153,7 +153,7 @@ def test_the_shipped_exit_policy_loads_through_a_spec_and_is_not_the_ppo_policy(
     folder = ROOT / "train" / "checkpoints" / f"exit_{players}p"
     policy = load_policy(folder / "policy.npz")
     assert policy.has_value and policy.info["config"]["num_players"] == players
-    assert load_config(folder / "config.yaml").backend == "exit"
+    assert load_config(folder / "config.yaml").trainer == "exit"
     assert json.loads((folder / "eval.json").read_text())["results"]
     ppo = load_policy(ROOT / "train" / "checkpoints" / f"selfplay_{players}p" / "policy.npz")
     assert not all(np.array_equal(a, b) for a, b in zip(policy.weights, ppo.weights))
@@ -172,15 +172,15 @@ def test_the_shipped_4p_exit_recipe_is_its_config_and_its_resumes() -> None:
     records = [json.loads(line) for line in (folder / "resumes.jsonl").read_text().splitlines()]
     assert [r["resumed_from_step"] for r in records] == [5, 10]
     final = load_config(folder / "config.yaml", [o for r in records for o in r["overrides"]])
-    assert final.exit_retrain_from_init and final.learning_rate == pytest.approx(3e-4)
+    assert final.exit.retrain_from_init and final.exit.learning_rate == pytest.approx(3e-4)
     trained_under = load_policy(folder / "policy.npz").info["config"]
     assert trained_under["exit_retrain_from_init"] is True
-    assert trained_under["exit_replay_generations"] == final.exit_replay_generations
+    assert trained_under["exit_replay_generations"] == final.exit.replay_generations
 
 
 def test_a_warm_start_copies_the_policy_files_actor_and_critic() -> None:
     from zavandor_env.agents.policy_file import load_policy
-    from zavandor_env.train.exit import ExitModel
+    from zavandor_env.train.exit.model import ExitModel
 
     shipped = load_policy(ROOT / "train" / "checkpoints" / "selfplay_2p" / "policy.npz")
     model = ExitModel([int(w.shape[0]) for w in shipped.weights[:-1]], shipped.activation)
@@ -195,7 +195,7 @@ def test_a_warm_start_copies_the_policy_files_actor_and_critic() -> None:
 
 # ---- targets and loss -------------------------------------------------------------------------
 def test_visit_target_is_a_distribution_over_the_legal_actions() -> None:
-    from zavandor_env.train.exit import visit_target
+    from zavandor_env.train.exit.selfplay import visit_target
 
     mask = np.array([True, False, True, True])
     target = visit_target([3, 0, 1, 0], mask)
@@ -207,7 +207,7 @@ def test_visit_target_is_a_distribution_over_the_legal_actions() -> None:
 
 
 def test_completed_q_target_moves_the_prior_towards_the_better_searched_action() -> None:
-    from zavandor_env.train.exit import completed_q_target
+    from zavandor_env.train.exit.selfplay import completed_q_target
 
     mask = np.array([True, True, False, True])
     logits = np.array([1.0, 1.0, 5.0, 0.0])
@@ -223,7 +223,7 @@ def test_completed_q_target_moves_the_prior_towards_the_better_searched_action()
 
 
 def test_completed_q_target_is_the_prior_where_nothing_was_searched() -> None:
-    from zavandor_env.train.exit import completed_q_target
+    from zavandor_env.train.exit.selfplay import completed_q_target
 
     mask = np.array([True, False, True])
     logits = np.array([2.0, 9.0, 0.0])
@@ -240,7 +240,8 @@ def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_re
         prior_search: None, target: str) -> None:
     from zavandor_env.agents.policy_file import NumpyPolicy
     from zavandor_env.engine import GameConfig
-    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
+    from zavandor_env.train.exit.model import ExitModel
+    from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
     model = ExitModel([16], "tanh")
     policy: NumpyPolicy = model.to_policy()
@@ -271,7 +272,8 @@ def test_with_network_play_the_network_moves_and_the_search_only_labels(
     from zavandor_env.agents.policy_file import NumpyPolicy
     from zavandor_env.encoding.observation import ObservationEncoder
     from zavandor_env.engine import Game, GameConfig
-    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
+    from zavandor_env.train.exit.model import ExitModel
+    from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
     policy: NumpyPolicy = ExitModel([16], "tanh").to_policy()
     config = GameConfig(num_players=2, max_decisions=300, allow_overbid=False)
@@ -298,7 +300,7 @@ def test_with_network_play_the_network_moves_and_the_search_only_labels(
     greedy = np.array([g for _, g in asked])
     assert (moves[greedy] == best[greedy]).all()
     # ... the game went where the network's moves led (replayed: the same observations) ...
-    game = Game.new(config, seed=11, backend="native")
+    game = Game.new(config, seed=11)
     encoder, k = ObservationEncoder(), 0
     while not game.is_over:
         legal = game.legal_actions()
@@ -322,8 +324,9 @@ def test_search_below_leaves_the_networks_sure_decisions_unsearched(
     import torch
 
     from zavandor_env.engine import GameConfig
-    from zavandor_env.train import exit as exit_mod
-    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
+    from zavandor_env.train.exit import selfplay as exit_mod
+    from zavandor_env.train.exit.model import ExitModel
+    from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
     torch.manual_seed(1)
     policy = ExitModel([16], "tanh").to_policy()
@@ -357,7 +360,7 @@ def test_search_below_leaves_the_networks_sure_decisions_unsearched(
 def test_search_below_needs_the_network_to_play_and_the_move_target() -> None:
     from zavandor_env.train.config import TrainConfigError, from_dict
 
-    with pytest.raises(TrainConfigError, match="exit_search_below") as info:
+    with pytest.raises(TrainConfigError, match="exit.search_below") as info:
         from_dict({**TINY, "exit_search_below": 0.9, "exit_play": "search"})
     assert "\n" not in str(info.value)
     from_dict({**TINY, "exit_search_below": 0.9, "exit_play": "network"})
@@ -366,7 +369,7 @@ def test_search_below_needs_the_network_to_play_and_the_move_target() -> None:
 def test_retrain_from_init_needs_an_init_policy() -> None:
     from zavandor_env.train.config import TrainConfigError, from_dict
 
-    with pytest.raises(TrainConfigError, match="exit_retrain_from_init") as info:
+    with pytest.raises(TrainConfigError, match="exit.retrain_from_init") as info:
         from_dict({**TINY, "exit_retrain_from_init": True})
     assert "\n" not in str(info.value)
 
@@ -379,8 +382,8 @@ def test_retrain_from_init_trains_a_fresh_copy_of_the_warm_start_each_generation
     starts from ``init_policy``'s weights with an optimizer that has taken no step; without
     it, from the last generation's network."""
     from zavandor_env.agents.policy_file import save_policy
-    from zavandor_env.train import exit as exit_mod
-    from zavandor_env.train.exit import ExitModel
+    from zavandor_env.train.exit import run as exit_mod
+    from zavandor_env.train.exit.model import ExitModel
 
     init = ExitModel([16], "tanh").to_policy()
     save_policy(init, tmp_path / "init.npz")
@@ -408,7 +411,7 @@ def test_retrain_from_init_trains_a_fresh_copy_of_the_warm_start_each_generation
 def test_a_resume_that_cannot_read_its_init_policy_fails_in_one_line_and_records_nothing(
         prior_search: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from zavandor_env.agents.policy_file import save_policy
-    from zavandor_env.train.exit import ExitModel
+    from zavandor_env.train.exit.model import ExitModel
 
     save_policy(ExitModel([16], "tanh").to_policy(), tmp_path / "init.npz")
     config = _write(tmp_path, init_policy=str(tmp_path / "init.npz"),
@@ -428,7 +431,8 @@ def _prior_batch(net_arch: list[int], iterations: int) -> tuple[Any, Any]:
     import torch
 
     from zavandor_env.engine import GameConfig
-    from zavandor_env.train.exit import ExitModel, GameTask, play_selfplay_game
+    from zavandor_env.train.exit.model import ExitModel
+    from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
     torch.manual_seed(0)
     model = ExitModel(net_arch, "tanh")
@@ -442,7 +446,7 @@ def test_the_loss_decreases_on_a_fixed_batch(prior_search: None) -> None:
     import torch
 
     from zavandor_env.train.config import from_dict
-    from zavandor_env.train.exit import batch_losses, make_optimizer, train_step
+    from zavandor_env.train.exit.model import batch_losses, make_optimizer, train_step
 
     cfg = from_dict({**TINY, "n_epochs": 10, "batch_size": 32, "learning_rate": 3e-3})
     model, batch = _prior_batch(cfg.net_arch, 8)
@@ -465,7 +469,7 @@ def test_the_anchor_weighs_the_searchs_corrections_and_measures_the_drift(
     import torch
 
     from zavandor_env.train.config import from_dict
-    from zavandor_env.train.exit import batch_losses, make_optimizer, train_step
+    from zavandor_env.train.exit.model import batch_losses, make_optimizer, train_step
 
     model, batch = _prior_batch([16], 3)
     anchor = copy.deepcopy(model.net["actor"])
@@ -498,13 +502,8 @@ def test_a_frozen_critic_keeps_its_weights_while_the_actor_learns(prior_search: 
 
     from zavandor_env.engine import GameConfig
     from zavandor_env.train.config import from_dict
-    from zavandor_env.train.exit import (
-        ExitModel,
-        GameTask,
-        make_optimizer,
-        play_selfplay_game,
-        train_step,
-    )
+    from zavandor_env.train.exit.model import ExitModel, make_optimizer, train_step
+    from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
     torch.manual_seed(0)
     cfg = from_dict({**TINY, "n_epochs": 2, "batch_size": 32, "exit_train_critic": False})
@@ -523,7 +522,8 @@ def test_a_frozen_critic_keeps_its_weights_while_the_actor_learns(prior_search: 
 
 def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> None:
     from zavandor_env.engine import GameConfig
-    from zavandor_env.train.exit import ExitModel, GameTask, SelfPlayPool
+    from zavandor_env.train.exit.model import ExitModel
+    from zavandor_env.train.exit.selfplay import GameTask, SelfPlayPool
 
     config = GameConfig(num_players=2, max_decisions=120, allow_overbid=False).to_dict()
     tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
@@ -542,7 +542,8 @@ def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> 
 
 def test_a_dead_worker_is_one_error_not_a_hang() -> None:
     from zavandor_env.engine import GameConfig
-    from zavandor_env.train.exit import ExitModel, GameTask, SelfPlayError, SelfPlayPool
+    from zavandor_env.train.exit.model import ExitModel
+    from zavandor_env.train.exit.selfplay import GameTask, SelfPlayError, SelfPlayPool
 
     config = GameConfig(num_players=2, max_decisions=3000, allow_overbid=False).to_dict()
     tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
@@ -574,7 +575,7 @@ class _CtrlC:
 def test_ctrl_c_keeps_the_last_generation_and_says_how_to_resume(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import selfplay as exit_mod
 
     built = []  # one search per game: generation 1 plays games 1-2, generation 2 game 3...
 
@@ -600,7 +601,7 @@ def test_ctrl_c_while_the_workers_start_names_the_checkpoint_and_the_resume(
     """Generation 0 is on disk before the pool spawns its workers: a Ctrl-C then is a
     resumable interrupt, not "before training started" (seen in CI, where a real SIGINT
     landed while the workers spawned)."""
-    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import run as exit_mod
 
     real_pool = exit_mod.SelfPlayPool
 
@@ -675,13 +676,14 @@ def test_resume_continues_at_the_next_generation_exactly(prior_search: None,
 def test_a_resume_trains_at_the_learning_rate_it_is_given(prior_search: None,
                                                           tmp_path: Path) -> None:
     # The optimizer's checkpoint carries the rate it ran with; ``--set`` must win over it.
-    from zavandor_env.train.exit import find_resumable
+    from zavandor_env.train.common.checkpointing import find_resumable
+    from zavandor_env.train.exit.checkpoint import read_replay_checked
 
     assert _cli("--config", str(_write(tmp_path, exit_generations=1))) == 0
     run = _run_dir(tmp_path)
     assert _cli("--resume", str(run), "--set", "exit_generations=2",
                 "--set", "learning_rate=0.000123") == 0
-    checkpoint, _ = find_resumable(run, lambda message: None)
+    checkpoint = find_resumable(run, lambda message: None, read_replay_checked)
     assert checkpoint.step == 2
     record = json.loads((run / "resumes.jsonl").read_text())
     assert record == {"resumed_from_step": 1,

@@ -1,4 +1,4 @@
-"""Malformed expert-iteration checkpoints (train/exit_checkpoint.py): every field of
+"""Malformed expert-iteration checkpoints (train/exit/checkpoint.py): every field of
 ``state.json``, every array of ``replay.npz`` and Adam's state are checked when the checkpoint
 is read, and a broken one is one line worded as every backend's (``checkpoint step_<N> is
 broken: ...``), never a ``TypeError``/``OverflowError``/``IndexError`` traceback, nor a crash
@@ -26,7 +26,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A one-generation exit run (the stand-in search of test_exit): checkpoints of
     generation 0 and 1 (its window holds generation 1's decisions)."""
     from tests.test_exit import PriorSearch, _cli, _run_dir, _write
-    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import selfplay as exit_mod
 
     monkeypatch.setattr(exit_mod, "make_search",
                         lambda policy, params: PriorSearch(policy, **params))
@@ -55,8 +55,8 @@ def _edit_replay(run: Path, change: Callable[[dict[str, np.ndarray]], None]) -> 
 
 def _broken(run: Path) -> str:
     """The one line the newest checkpoint is refused with."""
-    from zavandor_env.train.checkpointing import CheckpointError, read_checkpoint
-    from zavandor_env.train.exit import read_replay_checked
+    from zavandor_env.train.common.checkpointing import CheckpointError, read_checkpoint
+    from zavandor_env.train.exit.checkpoint import read_replay_checked
 
     newest = _newest(run)
     with pytest.raises(CheckpointError) as info:

@@ -15,15 +15,11 @@ import pytest
 
 from tests.outputs_helpers import child_env
 from zavandor_env.agents.registry import parse_spec
-from zavandor_env.eval.tournament import (
-    JOURNAL_FILE,
-    REPLAY_DIR,
-    OutputDirError,
-    TournamentConfig,
-    TournamentReport,
-    prepare_output_dir,
-    run_tournament,
-)
+from zavandor_env.eval.run_folder import OutputDirError
+from zavandor_env.eval.tournament import TournamentConfig
+from zavandor_env.eval.tournament_journal import JOURNAL_FILE
+from zavandor_env.eval.tournament_report import REPLAY_DIR, TournamentReport, prepare_output_dir
+from zavandor_env.eval.tournament_run import run_tournament
 from zavandor_env.io.csvfiles import csv_text
 from zavandor_env.io.folders import Folder, FolderError, FolderInUseError, hold, release
 
@@ -159,7 +155,7 @@ def test_two_evals_resuming_one_folder_at_once_cannot_interleave(tmp_path):
     out = tmp_path / "out"
     script = textwrap.dedent(f"""
         import sys, time
-        from zavandor_env.eval.tournament import prepare_output_dir
+        from zavandor_env.eval.tournament_report import prepare_output_dir
         out = prepare_output_dir({str(out)!r})
         (out / "games.jsonl").write_text('{{"format": "zavandor eval games"}}\\n')
         print("ready", flush=True)
@@ -229,7 +225,7 @@ def test_resume_refuses_a_run_folder_whose_checkpoints_or_pool_is_a_symlink(tmp_
 
 
 def test_a_checkpoint_writer_never_prunes_or_rewrites_latest_through_a_symlink(tmp_path):
-    from zavandor_env.train.checkpointing import CheckpointError, CheckpointWriter
+    from zavandor_env.train.common.checkpointing import CheckpointError, CheckpointWriter
 
     victim = crafted_run(tmp_path / "victim")
     before = snapshot(victim)
@@ -242,9 +238,9 @@ def test_a_checkpoint_writer_never_prunes_or_rewrites_latest_through_a_symlink(t
 
 
 def test_pool_pruning_deletes_only_regular_snapshot_files_of_its_own_folder(tmp_path):
-    from zavandor_env.train.checkpointing import CheckpointError
+    from zavandor_env.train.common.checkpointing import CheckpointError
+    from zavandor_env.train.common.pool import OpponentPool
     from zavandor_env.train.config import TrainConfig
-    from zavandor_env.train.pool import OpponentPool
 
     victim = tmp_path / "victim"
     victim.mkdir()

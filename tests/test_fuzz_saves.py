@@ -13,7 +13,7 @@ FAST_SAVES, SAMPLE_SAVES = 200, 800
 
 
 @pytest.mark.parametrize("saves", [FAST_SAVES, pytest.param(SAMPLE_SAVES, marks=pytest.mark.slow)])
-def test_mutated_saves_are_refused_in_one_line_or_play_identically_on_both_backends(
+def test_mutated_saves_are_refused_in_one_line_or_play_identically_on_core_and_oracle(
         saves: int) -> None:
     report = run(saves, seed=0)
     assert report.failures == []

@@ -28,8 +28,8 @@ from tests.golden.regenerate import (
 )
 from zavandor_env.engine import Game
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN.glob("*.json"))
@@ -48,11 +48,11 @@ def test_golden_replay_reproduces_its_outcome(path: Path) -> None:
     game = Game.from_replay_record(record["replay"])
     assert game.terminated and expected["terminated"]
     # Compared one by one so that a failure says what moved before the hash does.
-    assert game.read_state().round == expected["rounds"]
+    assert game.state.round == expected["rounds"]
     assert game.scores() == expected["scores"]
     assert game.winners() == expected["winners"]
-    assert game.read_state().num_decisions == expected["num_decisions"]
-    assert [list(p) for p in game.read_state().purchases] == expected["purchases"]
+    assert game.state.num_decisions == expected["num_decisions"]
+    assert [list(p) for p in game.state.purchases] == expected["purchases"]
     assert state_hash(game) == expected["state_sha256"]
     assert outcome(game) == expected
 

@@ -135,7 +135,7 @@ def test_resampling_keeps_what_the_player_knows() -> None:
         assert sample.information_state_tensor(player) == state.information_state_tensor(player)
         assert sample.legal_actions() == state.legal_actions()
         other = (player + 1) % 3
-        hidden.add(tuple(sample.engine_game.read_state().players[other].hand))
+        hidden.add(tuple(sample.engine_game.state.players[other].hand))
     assert len(hidden) > 1  # the other players' hidden cards are redrawn
 
 

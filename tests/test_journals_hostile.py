@@ -18,14 +18,11 @@ from hypothesis import strategies as st
 from tests.fuzz_budget import FUZZ_EXAMPLES, FUZZ_SETTINGS
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.eval.journal import JournalError
-from zavandor_env.eval.tournament import (
-    JOURNAL_FILE,
-    OutputDirError,
-    TournamentConfig,
-    TournamentReport,
-    prepare_output_dir,
-    run_tournament,
-)
+from zavandor_env.eval.run_folder import OutputDirError
+from zavandor_env.eval.tournament import TournamentConfig
+from zavandor_env.eval.tournament_journal import JOURNAL_FILE
+from zavandor_env.eval.tournament_report import TournamentReport, prepare_output_dir
+from zavandor_env.eval.tournament_run import run_tournament
 from zavandor_env.io.folders import FolderError, release
 
 
@@ -249,9 +246,13 @@ _RUN_ENTRIES = ["checkpoints", "pool", "config.yaml", "checkpoints/LATEST",
 def test_every_hostile_run_folder_layout_is_refused_in_one_line_or_used_inside_it(
         examples, tmp_path):
     from tests.test_train_trust import STEP, crafted_run, tensors_zip
-    from zavandor_env.train.checkpointing import CheckpointError, CheckpointWriter, find_resumable
+    from zavandor_env.train.common.checkpointing import (
+        CheckpointError,
+        CheckpointWriter,
+        find_resumable,
+    )
+    from zavandor_env.train.common.pool import OpponentPool
     from zavandor_env.train.config import TrainConfig
-    from zavandor_env.train.pool import OpponentPool
 
     sentinel = crafted_run(tmp_path / "sentinel")
     (sentinel / "pool" / "snap_000000001.npz").write_bytes(b"sentinel")

@@ -5,6 +5,7 @@ per decision); the standard list with its searches runs in the slow tier."""
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import itertools
 import json
@@ -23,6 +24,8 @@ from zavandor_env.eval.ladder import (
     run_ladder,
     schedule_tables,
 )
+from zavandor_env.eval.ladder_report import DOC_BEGIN, DOC_END
+from zavandor_env.eval.ladder_schedule import pair_counts
 from zavandor_env.eval.tournament import schedule
 
 #: Six cheap agents (so 6 players have a table): three random, three heuristic.
@@ -118,16 +121,16 @@ def test_the_schedule_seats_every_agent_equally_and_every_pair_meets(k, n):
     assert all(len(set(t)) == n for t in tables)
     at = [sum(i in t for t in tables) for i in range(k)]
     assert len(set(at)) == 1  # every agent at as many tables
-    meetings = ld._pair_counts(tables, k)
+    meetings = pair_counts(tables, k)
     assert min(meetings.values()) >= 1  # every pair meets
     assert schedule_tables(k, n) == tables  # deterministic
 
 
 def test_two_players_is_a_full_round_robin_and_seven_at_four_a_perfect_design():
     assert schedule_tables(5, 2) == list(itertools.combinations(range(5), 2))
-    meetings = ld._pair_counts(schedule_tables(7, 4), 7)
+    meetings = pair_counts(schedule_tables(7, 4), 7)
     assert set(meetings.values()) == {2}  # the (7, 4, 2) difference set
-    assert len(schedule_tables(7, 6)) == 7 and set(ld._pair_counts(
+    assert len(schedule_tables(7, 6)) == 7 and set(pair_counts(
         schedule_tables(7, 6), 7).values()) == {5}
 
 
@@ -172,14 +175,34 @@ def test_the_cli_resumes_and_refuses_to_overwrite_unasked(tmp_path, capsys):
     assert "did not write" in capsys.readouterr().err
 
 
+def test_a_ladder_whose_journal_cannot_grow_stops_in_one_line_and_keeps_its_games(
+        tmp_path, capsys, monkeypatch):
+    from zavandor_env.eval.journal import Journal
+
+    append, calls = Journal.append, []
+
+    def full_disk(self, entry) -> None:  # the first game is recorded, then the disk is full
+        calls.append(entry)
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        append(self, entry)
+
+    monkeypatch.setattr(Journal, "append", full_disk)
+    out = tmp_path / "ladder"
+    assert _ladder_cli(out, "--no-cost", players=("2",)) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "cannot record the games" in line and "No space left" in line and "--resume" in line
+    assert len((out / "games_2p.jsonl").read_text().splitlines()) == 2  # header and one game
+
+
 def test_update_doc_replaces_only_the_marked_section(tmp_path):
     doc = tmp_path / "leaderboard.md"
-    doc.write_text(f"# Title\n\nkept\n\n{ld.DOC_BEGIN}\nold\n{ld.DOC_END}\n\nkept too\n",
+    doc.write_text(f"# Title\n\nkept\n\n{DOC_BEGIN}\nold\n{DOC_END}\n\nkept too\n",
                    encoding="utf-8")
     out = tmp_path / "ladder"
     assert _ladder_cli(out, "--update-doc", str(doc), players=("2",)) == 0
     text = doc.read_text(encoding="utf-8")
-    assert text.startswith("# Title\n\nkept\n\n") and text.endswith(f"{ld.DOC_END}\n\nkept too\n")
+    assert text.startswith("# Title\n\nkept\n\n") and text.endswith(f"{DOC_END}\n\nkept too\n")
     assert "old" not in text and "### 2 players" in text and "### Cost per row" in text
 
 

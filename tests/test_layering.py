@@ -2,32 +2,29 @@
 
 Layers, lowest first (a module may import its own layer and any layer to its left)::
 
-    engine  <-  env  <-  agents  <-  train  <-  cli
+    engine  <-  render  <-  encoding  <-  agents  <-  env  <-  eval  <-  train  <-  cli
 
 ========  ===================================================================================
 layer     modules
 ========  ===================================================================================
-engine    ``zavandor_env.engine`` (the rules, pure Python, plus the C++ core: every
-          ``native/src/*.cpp`` is checked as engine code, since ``zavandor_env.engine`` imports
-          its extension ``_native``), ``zavandor_env.io`` (the one door: every file, folder
-          and spec from outside), ``zavandor_env.resources`` (paths of the shipped files;
-          ``engine.config`` reads game configs through it), ``zavandor_env._aliases`` (the
-          ``agents`` / ``train`` folder names as aliases), ``zavandor_env.extras`` (which
-          optional library each extra brings; one line when one is missing), and the package root
-          ``zavandor_env/__init__.py`` (every import of the package runs it first; see
-          :data:`ALLOWED` for its lazy export)
-env       ``zavandor_env.envs`` (PettingZoo / Gymnasium, observation, rewards, the environment
-          benchmark) and ``zavandor_env.zavandor_v0`` (PettingZoo's naming of ``envs.aec``)
-agents    ``zavandor_env.agents`` (the repository's ``agents/``: players, tournament, vector
-          env), ``zavandor_env.envs.openspiel``, ``zavandor_env.envs.openspiel_game`` and
-          ``zavandor_env.envs.openspiel_text`` (the game, its saved states and agent specs for
-          OpenSpiel)
-train     ``zavandor_env.train`` (the repository's ``train/``: self-play training) and
-          ``zavandor_env.envs.sb3`` (Stable-Baselines3 vector env on the training pool)
-cli       ``zavandor_env.cli``, ``zavandor_env.bench`` (``zavandor bench``),
-          ``zavandor_env.selfcheck`` (``zavandor selfcheck``), ``zavandor_env.web`` (viewer and
-          ``zavandor serve``), ``zavandor_env.codegen`` (regenerates derived files from every
-          layer's definitions)
+engine    ``zavandor_env.engine`` (the rules: the C++ core that runs, every ``native/src/*.cpp``
+          checked as engine code since ``zavandor_env.engine`` imports its extension
+          ``_native``, and the Python rules that are its oracle), ``zavandor_env.io`` (the one
+          door: every file, folder and spec from outside), ``zavandor_env.resources``,
+          ``zavandor_env._aliases``, ``zavandor_env.extras`` and the package root
+          ``zavandor_env/__init__.py`` (see :data:`ALLOWED` for its lazy export)
+render    ``zavandor_env.render`` (SVG, text, pixels, the envs' render modes, the human's view)
+encoding  ``zavandor_env.encoding`` (the observation layout and encoder: below the bots, since
+          the policy bot reads it)
+agents    ``zavandor_env.agents`` (the repository's ``agents/``: bots only)
+env       ``zavandor_env.envs`` (every environment face: PettingZoo, Gymnasium, the vector env,
+          SB3, RLlib, OpenSpiel), ``zavandor_env.zavandor_v0``, and the docs' first names
+          ``zavandor_env.sb3`` and ``zavandor_env.openspiel``
+eval      ``zavandor_env.eval`` (match, tournament, ladder, scorecard, statistics, journals)
+train     ``zavandor_env.train`` (the repository's ``train/``)
+cli       ``zavandor_env.cli``, ``zavandor_env.bench``, ``zavandor_env.selfcheck``,
+          ``zavandor_env.web`` and ``zavandor_env.codegen`` (it regenerates derived files from
+          every layer's definitions)
 ========  ===================================================================================
 
 What counts as an import: in Python, every ``import`` / ``from ... import`` anywhere in a
@@ -90,12 +87,10 @@ ALLOWED = {
     ("zavandor_env", "zavandor_env.zavandor_v0"):
         "the package root's lazy export `from zavandor_env import zavandor_v0` (PettingZoo's "
         "convention), imported only when the attribute is read, never by the engine",
-    ("zavandor_env.agents", "zavandor_env.eval.match"):
-        "`from zavandor_env.agents import play_game` (the docs' first game), a lazy export "
-        "resolved only when the name is read",
-    ("zavandor_env.agents", "zavandor_env.envs.gym_entry"):
-        "`zavandor_env.agents.make_env`, the first name of the Gymnasium entry point, a lazy "
-        "export resolved only when the name is read",
+    ("zavandor_env.engine.game", "zavandor_env.render.text"):
+        "`Game.describe()` (the docs' table as text), imported only when called",
+    ("zavandor_env.engine.game", "zavandor_env.render.svg"):
+        "`Game.to_svg()` (the docs' picture of the table), imported only when called",
 }
 
 #: Top-level names that are folders of the repository but not installed packages.
@@ -334,7 +329,7 @@ def test_the_contract_reports_each_upward_import_with_file_line_and_layers() -> 
         "native/src/fake.cpp:7: zavandor_env.engine._native (layer engine) imports "
         "zavandor_env.agents.heuristic (layer agents, above it)",
         "native/src/fake.cpp:8: zavandor_env.engine._native (layer engine) imports "
-        "zavandor_env.encoding.observation (layer env, above it)",
+        "zavandor_env.encoding.observation (layer encoding, above it)",
     ]
 
 

@@ -4,9 +4,8 @@
   rule): the search plays in the game without overbids (``avoid_curse``), where that seat
   has no legal action at all.  The native flat search used to loop forever there, and the
   heuristic policy raised "heuristic_choose: no legal action"; now the policy decides.
-* Budgets are capped (iterations, seconds, the hard wall-clock cap of every search), a timed
-  search returns within twice its budget, and a sample in which nothing can be played still
-  spends an iteration.
+* Budgets are capped (iterations, seconds, the hard wall-clock cap of every search), and a
+  timed search returns within twice its budget.
 """
 
 from __future__ import annotations
@@ -17,20 +16,20 @@ from dataclasses import replace
 
 import pytest
 
-from zavandor_env.agents.mcts import MAX_ITERATIONS, MAX_SECONDS, MCTSAgent, native_search_module
+from zavandor_env.agents.heuristic import native_weights, resolve_weights
+from zavandor_env.agents.mcts import MAX_ITERATIONS, MAX_SECONDS, MCTSAgent
 from zavandor_env.agents.planner import native_planner_params, resolve_params
 from zavandor_env.agents.registry import make_agent
-from zavandor_env.engine import Game, Phase, PlayerView, action_to_string, string_to_action
+from zavandor_env.engine import Game, Phase, action_to_string, string_to_action
+from zavandor_env.engine.native import core_module
 
-_native = native_search_module()
-needs_native = pytest.mark.skipif(_native is None, reason="the native search is not built")
-ENGINES = ["python", pytest.param("native", marks=needs_native)]
+_native = core_module()
 
 
 def _unpayable_opening(num_players: int = 2, seed: int = 0) -> Game:
     """Round 1 of a seeded game: the first player opens the Phoenix (minimum bid 120, which
     it cannot pay even by selling every gem) and must now make the opening bid."""
-    game = Game.new(num_players=num_players, seed=seed, backend="python")
+    game = Game.new(num_players=num_players, seed=seed)
     opener = game.current_player
     game.apply(string_to_action("open_phoenix"))
     assert game.phase == Phase.BID and game.current_player == opener
@@ -43,69 +42,42 @@ def _decide(game: Game, spec: str) -> tuple[int, float, MCTSAgent]:
     seat = game.current_player
     agent.reset(seat, game.num_players)
     start = time.perf_counter()
-    action = agent.act(None, PlayerView(game.read_state(), seat), game.legal_actions())
+    action = agent.act(None, game.view(seat), game.legal_actions())
     return action, time.perf_counter() - start, agent
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("budget", ["iterations=8", "seconds=0.05"])
 @pytest.mark.parametrize("policy", ["planner", "heuristic"])
 def test_an_unpayable_opening_bid_is_decided_by_the_policy_without_searching(
-        engine: str, budget: str, policy: str) -> None:
+        budget: str, policy: str) -> None:
     game = _unpayable_opening()
-    action, seconds, agent = _decide(game, f"mcts:{budget},engine={engine},policy={policy}")
+    action, seconds, agent = _decide(game, f"mcts:{budget},policy={policy}")
     assert action in game.legal_actions()
     assert agent.last_iterations == 0 and seconds < 2.0
 
 
-@needs_native
 @pytest.mark.parametrize("num_players", [5, 6])
 @pytest.mark.parametrize("algorithm", ["flat", "tree"])
 @pytest.mark.parametrize("policy", ["heuristic", "planner"])
-def test_native_search_of_an_unpayable_opening_bid_at_5_and_6_players_returns_a_legal_bid(
+def test_the_search_of_an_unpayable_opening_bid_at_5_and_6_players_returns_a_legal_bid(
         num_players: int, algorithm: str, policy: str) -> None:
     # Where "heuristic_choose: no legal action" was raised (and the planner's search hung).
     game = _unpayable_opening(num_players, seed=3)
     legal = list(game.legal_actions())
-    core = _native.Core.from_state_dict(game.read_state().to_dict())
     params = {"iterations": 8, "algorithm": algorithm, "policy": policy,
               "planner": native_planner_params(resolve_params(None))}
-    weights = _native.HeuristicWeights(MCTSAgent(engine="python").w.to_dict())
-    action, done = _native.mcts_search(core, game.current_player, legal, params, weights, 7)
+    weights = native_weights(resolve_weights(None))
+    action, done = _native.mcts_search(game.native_core, game.current_player, legal, params,
+                                       weights, 7)
     assert action in legal and done == 0
 
 
 @pytest.mark.parametrize("algorithm", ["flat", "tree"])
-def test_samples_in_which_nothing_can_be_played_still_spend_the_budget(algorithm: str) -> None:
-    # The search itself (past the agent's check): every sample of the unpayable opening is
-    # a dead end, yet the 8 iterations end.
-    game = _unpayable_opening()
-    agent = MCTSAgent(seed=0, iterations=8, engine="python", algorithm=algorithm,
-                      policy="heuristic")
-    view = PlayerView(game.read_state(), game.current_player)
-    assert agent._search_python(view, game.legal_actions()) in game.legal_actions()
-    assert agent.last_iterations == 8
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("algorithm", ["flat", "tree"])
-def test_a_timed_search_returns_within_twice_its_budget(engine: str, algorithm: str) -> None:
-    game = Game.new(num_players=6, seed=5, backend="python")
-    action, seconds, _ = _decide(game, f"mcts:seconds=0.05,engine={engine},"
-                                       f"algorithm={algorithm}")
+def test_a_timed_search_returns_within_twice_its_budget(algorithm: str) -> None:
+    game = Game.new(num_players=6, seed=5)
+    action, seconds, _ = _decide(game, f"mcts:seconds=0.05,algorithm={algorithm}")
     assert action in game.legal_actions()
     assert seconds < 2 * 0.05 + 0.25
-
-
-@pytest.mark.parametrize("algorithm", ["flat", "tree"])
-def test_a_first_playout_longer_than_twice_the_budget_is_dropped(algorithm: str) -> None:
-    # Six players in round 1: one Python rollout of the heuristic to the end of the game takes
-    # about a quarter of a second, a hundred times 2 ms.  The policy's choice stands.
-    game = Game.new(num_players=6, seed=5, backend="python")
-    action, seconds, agent = _decide(game, f"mcts:seconds=0.001,engine=python,"
-                                           f"algorithm={algorithm},policy=heuristic")
-    assert action in game.legal_actions() and agent.last_iterations == 0
-    assert seconds < 0.2
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -121,20 +93,17 @@ def test_a_budget_beyond_the_caps_is_refused_in_one_line(spec: str, message: str
     assert "\n" not in str(err.value)
 
 
-@needs_native
 def test_the_native_caps_are_the_agents() -> None:
     assert _native.MCTS_MAX_ITERATIONS == MAX_ITERATIONS
     assert _native.MCTS_MAX_SECONDS == MAX_SECONDS
 
 
 def _native_search(game: Game, params: dict) -> tuple[int, int]:
-    core = _native.Core.from_state_dict(game.read_state().to_dict())
-    weights = _native.HeuristicWeights(MCTSAgent(engine="python").w.to_dict())
-    return _native.mcts_search(core, game.current_player, list(game.legal_actions()),
+    weights = native_weights(resolve_weights(None))
+    return _native.mcts_search(game.native_core, game.current_player, list(game.legal_actions()),
                                {"policy": "heuristic", **params}, weights, 0)
 
 
-@needs_native
 @pytest.mark.parametrize("params, message", [
     ({"iterations": MAX_ITERATIONS + 1}, "iterations must be in"),
     ({"seconds": MAX_SECONDS + 1}, "seconds must be in"),
@@ -143,13 +112,12 @@ def _native_search(game: Game, params: dict) -> tuple[int, int]:
 ])
 def test_native_budgets_beyond_the_caps_are_refused(params: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        _native_search(Game.new(num_players=2, seed=0, backend="python"), params)
+        _native_search(Game.new(num_players=2, seed=0), params)
 
 
-@needs_native
 @pytest.mark.parametrize("algorithm", ["flat", "tree"])
 def test_the_hard_wall_clock_cap_stops_an_iteration_budget(algorithm: str) -> None:
-    game = Game.new(num_players=4, seed=2, backend="python")
+    game = Game.new(num_players=4, seed=2)
     start = time.perf_counter()
     action, done = _native_search(game, {"iterations": MAX_ITERATIONS, "max_seconds": 0.1,
                                          "algorithm": algorithm})
@@ -162,6 +130,6 @@ def test_the_unpayable_opening_is_what_the_search_cannot_play() -> None:
     game = _unpayable_opening()
     names = [action_to_string(a) for a in game.legal_actions()]
     assert "pass" not in names and names[0] == "bid_plus_0"
-    state = game.read_state().clone()
+    state = game.state.clone()
     state.config = replace(state.config, allow_overbid=False)
     assert Game(state).legal_actions() == ()

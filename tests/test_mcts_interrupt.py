@@ -13,10 +13,6 @@ from pathlib import Path
 import pytest
 
 from tests.interrupt import terminal_sigint
-from zavandor_env.agents.mcts import native_search_module
-
-pytestmark = pytest.mark.skipif(native_search_module() is None,
-                                reason="the native search is not built")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,13 +20,13 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import sys
 from zavandor_env.agents.mcts import MCTSAgent
-from zavandor_env.engine import Game, PlayerView
-game = Game.new(num_players=4, seed=2, backend="python")
-agent = MCTSAgent(seed=0, iterations=1_000_000, engine="native", algorithm=sys.argv[1])
+from zavandor_env.engine import Game
+game = Game.new(num_players=4, seed=2)
+agent = MCTSAgent(seed=0, iterations=1_000_000, algorithm=sys.argv[1])
 agent.reset(game.current_player, 4)
 print("searching", flush=True)
 try:
-    agent.act(None, PlayerView(game.read_state(), game.current_player), game.legal_actions())
+    agent.act(None, game.view(game.current_player), game.legal_actions())
 except KeyboardInterrupt:
     print("interrupted", flush=True)
     raise

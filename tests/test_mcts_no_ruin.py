@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from zavandor_env.agents.heuristic import spend_budget
 from zavandor_env.agents.mcts import MCTSAgent, within_budget
 from zavandor_env.agents.registry import make_agent
 from zavandor_env.engine import Game, PlayerView, action_to_string
@@ -17,13 +16,13 @@ def _sentinel_auction(hand: str) -> tuple[Game, PlayerView]:
                  players=[{"hand": "dust10:13"}, {"active": "sapphire:5", "hand": hand}])
     play(game, "open_fox")
     play(game, "bid_plus_0")
-    return game, PlayerView(game.read_state(), game.current_player)
+    return game, game.view(game.current_player)
 
 
 def test_bids_beyond_hand_and_inactive_gems_are_dropped_and_passing_stays() -> None:
     game, view = _sentinel_auction("dust10:12")  # 120: only a bid of 121+ is possible
     legal = list(game.legal_actions())
-    assert spend_budget(view) == 120 and len(legal) > 1
+    assert view.me.liquid == 120 and not any(view.me.inactive) and len(legal) > 1
     assert [action_to_string(a) for a in within_budget(view, legal)] == ["pass"]
 
 

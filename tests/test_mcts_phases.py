@@ -2,7 +2,7 @@
 mixed agents (random, heuristic, naive, planner, novice) holds every phase (TURN, BID, DEBT,
 FREE_LEVEL, LOSE_GEM) and the unpayable opening bid (a seat that opened an auction it cannot
 pay, which only the rulebook's overbid rule allows); from each, the MCTS agent at 8
-iterations and at 0.02 s (both engines, the default policy and the heuristic) must return a
+iterations and at 0.02 s (the default policy and the heuristic) must return a
 legal action within its budget.
 
 The default run takes one state per situation; the slow one every (situation, player count)
@@ -16,9 +16,9 @@ from functools import lru_cache
 
 import pytest
 
-from zavandor_env.agents.mcts import MCTSAgent, native_search_module
+from zavandor_env.agents.mcts import MCTSAgent
 from zavandor_env.agents.registry import make_agent
-from zavandor_env.engine import Game, Phase, PlayerView
+from zavandor_env.engine import Game, Phase
 from zavandor_env.engine.state import GameState
 
 MIX = ("random", "heuristic", "naive", "planner", "novice")
@@ -30,8 +30,6 @@ SECONDS = 0.02
 #: machine.
 MARGIN = 0.5
 
-ENGINES = ["python", pytest.param("native", marks=pytest.mark.skipif(
-    native_search_module() is None, reason="the native search is not built"))]
 BUDGETS = ["iterations=8", f"seconds={SECONDS}"]
 POLICIES = ["planner", "heuristic"]  # the default, and the one the scorecard pins
 
@@ -57,11 +55,11 @@ def corpus(seeds: range) -> dict[tuple[str, int], GameState]:
         agents = [make_agent(MIX[(seed + k) % len(MIX)], seed=seed + k) for k in range(n)]
         for k, agent in enumerate(agents):
             agent.reset(k, n)
-        game = Game.new(num_players=n, seed=seed, backend="native")
+        game = Game.new(num_players=n, seed=seed)
         while not game.is_over:
             seat, legal = game.current_player, game.legal_actions()
             if len(legal) > 1:
-                state = game.read_state()
+                state = game.state
                 found.setdefault((situation(state), n), state)
             game.apply(agents[seat].act(None, game.view(seat), legal))
     return found
@@ -80,13 +78,13 @@ def _decide(state: GameState, spec: str) -> tuple[int, float, MCTSAgent, tuple[i
     agent.reset(seat, game.num_players)
     legal = game.legal_actions()
     start = time.perf_counter()
-    action = agent.act(None, PlayerView(game.read_state(), seat), legal)
+    action = agent.act(None, game.view(seat), legal)
     return action, time.perf_counter() - start, agent, legal
 
 
-def _check(key: tuple[str, int], engine: str, budget: str, policy: str) -> None:
+def _check(key: tuple[str, int], budget: str, policy: str) -> None:
     name, _ = key
-    spec = f"mcts:{budget},engine={engine},policy={policy}"
+    spec = f"mcts:{budget},policy={policy}"
     if name not in SEARCHED:
         spec += ",search_all=true"
     action, seconds, agent, legal = _decide(corpus_state(key), spec)
@@ -110,20 +108,18 @@ def test_the_corpus_holds_every_phase_and_the_unpayable_bid() -> None:
 
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("budget", BUDGETS)
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", SITUATIONS)
 def test_mcts_returns_a_legal_action_within_its_budget_from_every_phase(
-        name: str, engine: str, budget: str, policy: str) -> None:
-    _check(_most_players(name), engine, budget, policy)
+        name: str, budget: str, policy: str) -> None:
+    _check(_most_players(name), budget, policy)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("budget", BUDGETS)
-@pytest.mark.parametrize("engine", ENGINES)
 def test_mcts_returns_a_legal_action_within_its_budget_from_forty_games(
-        engine: str, budget: str, policy: str) -> None:
+        budget: str, policy: str) -> None:
     keys = sorted(corpus(range(40)))
     assert {name for name, _ in keys} == set(SITUATIONS) and len(keys) >= 25
     for key in keys:
-        _check(key, engine, budget, policy)
+        _check(key, budget, policy)

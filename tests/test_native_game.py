@@ -1,49 +1,62 @@
-"""A native game stays native: no live ``state`` (a one-line error naming the two ways on),
-an explicit ``to_python()`` that copies, and nothing that turns it into a Python game."""
+"""One runtime: every game runs on the C++ core, ``game.state`` is a read-only copy of its
+state, and the old ``backend=`` argument is retired (the Python rules are the oracle)."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
-from zavandor_env.engine import Game, native_available
-from zavandor_env.engine.native_game import NativeGame, NoLiveStateError
-
-pytestmark = pytest.mark.skipif(not native_available(), reason="needs the native core")
+from zavandor_env.engine import Game
+from zavandor_env.engine.oracle import OracleGame
 
 
-def _native_game() -> Game:
-    game = Game.new(num_players=3, seed=11, backend="native")
+def _mid_game() -> Game:
+    game = Game.new(num_players=3, seed=11)
     for _ in range(25):
         game.apply(game.legal_actions()[0])
     return game
 
 
-def test_reading_state_on_a_native_game_is_a_one_line_error_and_changes_nothing() -> None:
-    game = _native_game()
+def test_every_game_runs_on_the_core() -> None:
+    game = _mid_game()
+    assert type(game) is Game and game.native_core is not None
+    assert type(game.clone()) is Game
+    assert type(Game.from_json(game.to_json())) is Game
+    assert type(Game.from_replay_record(game.replay_record())) is Game
+
+
+def test_state_is_a_copy_whose_edits_never_reach_the_game() -> None:
+    game = _mid_game()
     before = game.to_json()
-    with pytest.raises(NoLiveStateError, match=r"read_state\(\).*to_python\(\)") as info:
-        game.state  # noqa: B018  # the read itself is what is refused
+    state = game.state
+    assert game.state is state  # cached until the next change
+    state.players[0].hand[0] += 3
+    state.decks[0].clear()
+    assert game.to_json() == before
+    game.apply(game.legal_actions()[0])
+    assert game.state is not state and game.state.history == game.history
+
+
+def test_a_state_loads_onto_the_core_as_a_copy() -> None:
+    oracle = OracleGame.new(num_players=3, seed=11)
+    game = Game(oracle.state, oracle.seed)
+    assert type(game) is Game and game.to_json() == oracle.to_json()
+    oracle.state.players[0].hand[0] += 3  # the oracle's live state; the core holds its copy
+    assert game.to_json() != oracle.to_json()
+
+
+def test_backend_native_still_works_with_a_one_line_deprecation_warning() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        game = Game.new(num_players=2, seed=3, backend="native")
+        again = Game.from_dict(game.to_dict(), backend="native")
+    assert type(game) is Game and again.to_json() == game.to_json()
+    assert [w.category for w in caught] == [DeprecationWarning] * 2
+    assert all("\n" not in str(w.message) for w in caught)
+
+
+def test_backend_python_is_a_one_line_error_naming_the_oracle() -> None:
+    with pytest.raises(ValueError, match="oracle") as info:
+        Game.new(num_players=2, seed=3, backend="python")
     assert "\n" not in str(info.value)
-    assert isinstance(info.value, AttributeError)
-    assert type(game) is NativeGame and game.backend == "native"
-    assert game.native_core is not None and game.to_json() == before
-    game.apply(game.legal_actions()[0])  # and it plays on natively
-    assert type(game) is NativeGame
-
-
-def test_to_python_gives_an_independent_python_game_of_the_same_position() -> None:
-    game = _native_game()
-    py = game.to_python()
-    assert type(py) is Game and py.backend == "python" and type(game) is NativeGame
-    assert py.to_json() == game.to_json() and py.legal_actions() == game.legal_actions()
-    py.state.players[0].hand[0] += 3  # edits reach the copy only
-    assert game.read_state().players[0].hand[0] == py.state.players[0].hand[0] - 3
-    action = game.legal_actions()[-1]
-    game.apply(action)
-    py.apply(action)  # both play the same game on (the edit aside)
-    assert py.history == game.history
-
-
-def test_to_python_on_a_python_game_is_the_game_itself() -> None:
-    game = Game.new(num_players=2, seed=3, backend="python")
-    assert game.to_python() is game

@@ -16,8 +16,8 @@ from zavandor_env.agents.policy_file import (
     load_policy,
     native_network,
 )
+from zavandor_env.encoding.observation import ObservationEncoder
 from zavandor_env.engine import Game, GameConfig, native_available
-from zavandor_env.envs.observation import ObservationEncoder
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="needs the native core")
 
@@ -61,7 +61,7 @@ def torch_forward(policy: NumpyPolicy, obs: np.ndarray) -> tuple[np.ndarray, np.
 def decisions(players: int, seed: int, policy: NumpyPolicy) -> np.ndarray:
     """The deciding seat's observation at every decision of one seeded native game, every seat
     sampling from ``policy``."""
-    game = Game.new(GameConfig(num_players=players), seed=seed, backend="native")
+    game = Game.new(GameConfig(num_players=players), seed=seed)
     encoder = ObservationEncoder()
     rng = np.random.default_rng(seed)
     rows = []

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from zavandor_env.agents import PolicyAgent
-from zavandor_env.agents.match import play_game
 from zavandor_env.agents.mcts import MCTSAgent, curse_free
 from zavandor_env.agents.netsearch import NetworkSearch, SearchResult, cached_policy
 from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError, load_policy
 from zavandor_env.agents.registry import AgentSpecError, parse_spec
 from zavandor_env.engine import Game, GameConfig, native_available
 from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.engine.oracle import OracleGame
+from zavandor_env.eval.match import play_game
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="needs the native core")
 
@@ -31,9 +32,9 @@ def shipped(players: int) -> NumpyPolicy:
 
 def midgame(players: int, seed: int, moves: int = 30) -> Game:
     """A native game some decisions in, every seat playing the shipped policy greedily."""
-    game = Game.new(GameConfig(num_players=players), seed=seed, backend="native")
+    game = Game.new(GameConfig(num_players=players), seed=seed)
     policy = shipped(players)
-    from zavandor_env.envs.observation import ObservationEncoder
+    from zavandor_env.encoding.observation import ObservationEncoder
 
     encoder = ObservationEncoder()
     for _ in range(moves):
@@ -147,12 +148,6 @@ def one_line(exc: pytest.ExceptionInfo[BaseException]) -> None:
     assert "\n" not in str(exc.value)
 
 
-def test_policy_network_with_engine_python_is_a_one_line_error() -> None:
-    with pytest.raises(ValueError, match="natively only") as info:
-        MCTSAgent(policy="network", engine="python")
-    one_line(info)
-
-
 def test_network_options_without_policy_network_are_a_one_line_error() -> None:
     with pytest.raises(ValueError, match="only apply with policy='network'") as info:
         MCTSAgent(c_puct=1.0)
@@ -207,10 +202,10 @@ def test_a_network_of_another_observation_size_is_refused_with_one_line() -> Non
 
 def test_run_refuses_a_python_game_and_a_seat_that_is_not_deciding() -> None:
     search = NetworkSearch(shipped(2), iterations=2)
-    game = Game.new(GameConfig(num_players=2), seed=0, backend="python")
+    game = OracleGame.new(GameConfig(num_players=2), seed=0)
     with pytest.raises(ValueError, match="native games only"):
         search.run(game, game.current_player, 0)
-    native_game = Game.new(GameConfig(num_players=2), seed=0, backend="native")
+    native_game = Game.new(GameConfig(num_players=2), seed=0)
     with pytest.raises(ValueError, match="not the deciding player"):
         search.run(native_game, 1 - native_game.current_player, 0)
 

@@ -22,9 +22,7 @@ if not hasattr(_native, "observe") or not hasattr(_native, "Core"):
 
 from tests.policies import ThriftyPolicy, UniformPolicy  # noqa: E402
 from tests.tiers import players  # noqa: E402
-from zavandor_env.engine import NUM_ACTIONS, Game, GameConfig  # noqa: E402
-from zavandor_env.engine.view import PlayerView  # noqa: E402
-from zavandor_env.envs.observation import (  # noqa: E402
+from zavandor_env.encoding.observation import (  # noqa: E402
     _SCALE,
     OBS_BOUND,
     OBS_FINGERPRINT,
@@ -33,17 +31,20 @@ from zavandor_env.envs.observation import (  # noqa: E402
     layout_entries,
     mask_array,
 )
+from zavandor_env.engine import NUM_ACTIONS, Game, GameConfig  # noqa: E402
+from zavandor_env.engine.oracle import OracleGame  # noqa: E402
+from zavandor_env.engine.view import PlayerView  # noqa: E402
 
 Core = _native.Core
 
 
 def _python_game(config: GameConfig, seed: int) -> Game:
     """The reference: a game on the Python engine, whose live ``state`` the encoder reads."""
-    return Game.new(config, seed=seed, backend="python")
+    return OracleGame.new(config, seed=seed)
 
 
 def _core(game: Game):
-    return Core.from_state_dict(game.read_state().to_dict())
+    return Core.from_state_dict(game.state.to_dict())
 
 
 class _Checker:
@@ -57,7 +58,7 @@ class _Checker:
         self.checked = 0
 
     def check(self, game: Game, where: str) -> None:
-        state = game.read_state()
+        state = game.state
         core = _core(game)
         for seat in range(state.config.num_players):
             expected = self.encoder.encode(state, seat)
@@ -77,14 +78,14 @@ class _Checker:
             f"{list(game.legal_actions())}")
 
     def _explain(self, game: Game, core, seat: int, where: str) -> None:
-        raw = np.asarray(self.encoder.raw(game.read_state(), seat), dtype=np.float64)
+        raw = np.asarray(self.encoder.raw(game.state, seat), dtype=np.float64)
         native_raw = _native.observe_raw(core, seat)
         names = [name for name, size, _ in layout_entries() for _ in range(size)]
         bad = np.flatnonzero(raw != native_raw)
         details = [f"{names[i]}[{i}]: python {raw[i]!r} native {native_raw[i]!r}"
                    for i in bad[:8]]
         if not details:  # same raw values, different scaling
-            expected = self.encoder.encode(game.read_state(), seat)
+            expected = self.encoder.encode(game.state, seat)
             bad = np.flatnonzero(self.out != expected)
             details = [f"{names[i]}[{i}]: python {expected[i]!r} native {self.out[i]!r}"
                        for i in bad[:8]]
@@ -133,22 +134,22 @@ try:
     _native.observe(core, 0, out)
 except RuntimeError as exc:
     print("refused:", exc)
-assert "zavandor_env.envs.observation" not in sys.modules  # the core did not import it
-import zavandor_env.envs.observation
+assert "zavandor_env.encoding.observation" not in sys.modules  # the core did not import it
+import zavandor_env.encoding.observation
 _native.observe(core, 0, out)
 print("encoded")
 """
 
 
 def test_the_env_layer_installs_the_layout_the_core_never_imports_it() -> None:
-    """The engine imports only downward: until zavandor_env.envs.observation is imported (it
+    """The engine imports only downward: until zavandor_env.encoding.observation is imported (it
     installs its layout), a native observation is a one-line error, not an upward import."""
     result = subprocess.run([sys.executable, "-c", _CONFIGURED_BY_THE_ENV_LAYER], check=True,
                             capture_output=True, text=True, timeout=120,
                             cwd=Path(__file__).resolve().parent.parent)
     refused, encoded = result.stdout.strip().splitlines()
     assert refused.startswith("refused: the native observation encoder has no layout: "
-                              "importing zavandor_env.envs.observation installs it")
+                              "importing zavandor_env.encoding.observation installs it")
     assert encoded == "encoded"
 
 
@@ -198,7 +199,7 @@ def test_heuristic_games(n: int) -> None:
 
     def choose(g: Game) -> int:
         seat = g.current_player
-        return agents[seat].act(None, PlayerView(g.read_state(), seat), g.legal_actions())
+        return agents[seat].act(None, PlayerView(g.state, seat), g.legal_actions())
 
     _play(game, choose, checker, f"heuristic n={n}", 3000)
     assert checker.checked > 200
@@ -229,7 +230,7 @@ def test_odd_states() -> None:
     policy = ThriftyPolicy(5)
     for _ in range(40):
         game.apply(policy(game))
-    state = game.read_state()
+    state = game.state
     state.players[1].hand[28] = 300
     state.players[2].hand[27] = 260  # dust 5: counts past 255, within the save ceilings
     state.players[0].balance = -37
@@ -251,7 +252,7 @@ def test_round_ends_and_finished_games() -> None:
     while not game.is_over:
         game.apply(policy(game), stop_at_round_end=True)
         if game.at_round_end:  # nobody decides: no phase, no deciding player, empty mask
-            checker.check(game, f"round end {game.read_state().round}")
+            checker.check(game, f"round end {game.state.round}")
             ends += 1
             game.advance(stop_at_round_end=True)
     checker.check(game, "truncated game")
@@ -273,7 +274,7 @@ def test_a_native_core_playing_the_same_actions_observes_the_same(n: int) -> Non
         for step in range(600):
             for seat in range(n):
                 _native.observe(core, seat, out)
-                assert np.array_equal(out, encoder.encode(game.read_state(), seat)), (
+                assert np.array_equal(out, encoder.encode(game.state, seat)), (
                     f"n={n} seed={seed} decision {step} seat {seat}")
                 checked += 1
             _native.action_mask(core, mask)
@@ -287,37 +288,6 @@ def test_a_native_core_playing_the_same_actions_observes_the_same(n: int) -> Non
 
 
 # ---- the API -----------------------------------------------------------------------------------
-def _sample_cores(count: int = 6):
-    games = []
-    for n in range(2, 7):
-        game = _python_game(GameConfig(num_players=n), n)
-        policy = UniformPolicy(n)
-        for _ in range(30):
-            if not game.is_over:
-                game.apply(policy(game))
-        games.append(game)
-    return games[:count]
-
-
-def test_observe_batch_equals_observe() -> None:
-    games = _sample_cores()
-    cores = [_core(g) for g in games]
-    seats = np.array([i % g.num_players for i, g in enumerate(games)], dtype=np.int64)
-    out = np.full((len(cores), OBS_SIZE), np.nan, np.float32)
-    _native.observe_batch(cores, seats, out)
-    one = np.empty(OBS_SIZE, np.float32)
-    encoder = ObservationEncoder()
-    for i, (core, game) in enumerate(zip(cores, games)):
-        _native.observe(core, int(seats[i]), one)
-        assert np.array_equal(out[i], one)
-        assert np.array_equal(out[i], encoder.encode(game.read_state(), int(seats[i])))
-    masks = np.full((len(cores), NUM_ACTIONS), 7, np.int8)
-    _native.action_mask_batch(cores, masks)
-    for i, game in enumerate(games):
-        assert np.array_equal(masks[i], mask_array(game.legal_actions()))
-    _native.observe_batch([], np.zeros(0, np.int64), np.zeros((0, OBS_SIZE), np.float32))
-
-
 def test_bad_arguments_raise_one_line_value_errors() -> None:
     core = _core(_python_game(GameConfig(num_players=2), 5))
     good = np.empty(OBS_SIZE, np.float32)
@@ -339,12 +309,6 @@ def test_bad_arguments_raise_one_line_value_errors() -> None:
     for seat in (-1, 2, 7):
         with pytest.raises(ValueError, match="seat"):
             _native.observe(core, seat, good)
-    with pytest.raises(ValueError, match="seats"):
-        _native.observe_batch([core], np.zeros(1, np.float64), np.empty((1, OBS_SIZE), np.float32))
-    with pytest.raises(ValueError, match="seats"):
-        _native.observe_batch([core], np.zeros(2, np.int64), np.empty((1, OBS_SIZE), np.float32))
-    with pytest.raises(ValueError, match="out"):
-        _native.observe_batch([core], np.zeros(1, np.int64), np.empty((2, OBS_SIZE), np.float32))
     with pytest.raises(ValueError, match="out"):
         _native.action_mask(core, np.empty(NUM_ACTIONS, np.float32))
     with pytest.raises(ValueError, match="out"):

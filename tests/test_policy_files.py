@@ -130,7 +130,7 @@ def test_crafted_zip_is_refused_by_default_and_its_payload_never_runs(tmp_path: 
     message = str(info.value)
     assert "\n" not in message and "evil.zip" in message
     assert "--trust-pickle" in message and "trust_pickle=True" in message  # CLI and Python
-    assert ".npz" in message and "zavandor_env.train.export" in message
+    assert ".npz" in message and "zavandor_env.train.ppo.export" in message
     assert not marker.exists()
 
 
@@ -212,8 +212,7 @@ def test_npz_policy_loads_without_a_warning(tmp_path: Path) -> None:
 
 def test_train_export_reexports_the_agents_layer_format() -> None:
     from zavandor_env.agents import policy_file
-    from zavandor_env.train import export
-
+    from zavandor_env.train.ppo import export
     for name in ("NumpyPolicy", "PolicyFileError", "load_policy", "save_policy"):
         assert getattr(export, name) is getattr(policy_file, name)
 

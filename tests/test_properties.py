@@ -50,8 +50,8 @@ from zavandor_env.engine.queries import active_slots, liquid
 from zavandor_env.engine.scoring import gem_vp, victory_points
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 GAMES = 1000
 CHUNKS = 20
@@ -104,7 +104,7 @@ def game_setup(seed: int) -> tuple[GameConfig, str]:
 def check_conservation(game: Game) -> None:
     """Gems, energy cards (per value) and concentrated cards are neither made nor lost;
     artifacts and sentinels are where exactly one place says they are."""
-    s = game.read_state()
+    s = game.state
     players = s.players
     owned = [sum(col) for col in zip(*(p.active for p in players), *(p.inactive for p in players))]
     assert [a + b for a, b in zip(s.gem_supply, owned)] == list(GEM_SUPPLY), "gems"
@@ -129,7 +129,7 @@ def check_conservation(game: Game) -> None:
 
 def check_non_negative(game: Game) -> None:
     """No count or resource is ever negative; levels, rubies and active gems stay in range."""
-    s = game.read_state()
+    s = game.state
     for seq in (s.gem_supply, s.concentrated_supply):
         assert min(seq) >= 0, seq
     for p in s.players:
@@ -149,7 +149,7 @@ def check_non_negative(game: Game) -> None:
 
 def check_scores(game: Game) -> None:
     """The VP recorded at phase 4 equal a recount from scratch."""
-    for p in game.read_state().players:
+    for p in game.state.players:
         assert p.vp == victory_points(p), (p.seat, p.vp, victory_points(p))
         assert p.gem_vp == (0 if p.eliminated else gem_vp(p))
 
@@ -157,7 +157,7 @@ def check_scores(game: Game) -> None:
 def check_purchases(game: Game) -> None:
     """The record of purchases accounts for every artifact and sentinel a seat owns (they
     come only from auctions), with prices the rules allow, in round order."""
-    s = game.read_state()
+    s = game.state
     rounds = [r[0] for r in s.purchases]
     assert rounds == sorted(rounds) and all(1 <= r <= s.round for r in rounds)
     for seat, p in enumerate(s.players):
@@ -203,7 +203,7 @@ def play_checked(seed: int) -> Game:
     fork_at = rng.randrange(200) if seed % 4 == 1 else -1
     forks: list[Game] = []
     rare_checked: Counter[Phase] = Counter()
-    last_round = game.read_state().round
+    last_round = game.state.round
     step = 0
 
     def on_decision(g: Game) -> None:
@@ -213,9 +213,9 @@ def play_checked(seed: int) -> Game:
         assert legal and list(legal) == sorted(set(legal))
         check_conservation(g)
         check_non_negative(g)
-        if g.read_state().round != last_round:  # a phase 4 happened since the last decision
+        if g.state.round != last_round:  # a phase 4 happened since the last decision
             check_scores(g)
-            last_round = g.read_state().round
+            last_round = g.state.round
         phase = g.phase
         rare = phase in (Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM)
         if step % FULL_MASK_EVERY == offset or (rare and rare_checked[phase] < RARE_CHECKS):
@@ -230,17 +230,17 @@ def play_checked(seed: int) -> Game:
     assert game.legal_actions() == () and game.current_player == -1
     check_conservation(game)
     check_non_negative(game)
-    alive = [p.seat for p in game.read_state().players if not p.eliminated]
+    alive = [p.seat for p in game.state.players if not p.eliminated]
     if game.terminated:
-        owned = sum(o != -1 for o in game.read_state().sentinel_owner)
+        owned = sum(o != -1 for o in game.state.sentinel_owner)
         assert owned >= SENTINELS_TO_END or len(alive) <= 1  # the Curse can end it early
         best = max(game.scores()[s] for s in alive)
         assert game.winners() == [s for s in alive if game.scores()[s] == best]
     else:
-        capped = game.read_state().num_decisions >= config.max_decisions
-        assert game.read_state().round == config.max_rounds or capped
+        capped = game.state.num_decisions >= config.max_decisions
+        assert game.state.round == config.max_rounds or capped
         assert game.winners() == []
-    if game.read_state().num_decisions < config.max_decisions:
+    if game.state.num_decisions < config.max_decisions:
         # The game ended in a phase 4, or mid-turn by the Curse, which recounts the VP too.
         check_scores(game)
     check_purchases(game)
@@ -289,4 +289,4 @@ def test_game_ends_within_max_decisions() -> None:
     # The filter keeps uniform players from being cursed out of the game before decision 50.
     game = Game.new(GameConfig(num_players=3, max_decisions=50, allow_overbid=False), seed=5)
     play(game, POLICIES["uniform"](5))
-    assert game.truncated and not game.terminated and game.read_state().num_decisions == 50
+    assert game.truncated and not game.terminated and game.state.num_decisions == 50

@@ -17,7 +17,7 @@ def test_replay_file_round_trips_to_the_same_final_state(tmp_path, capsys):
     path = tmp_path / "game.json"
     path.write_text(json.dumps(result.replay))
     rebuilt = Game.from_replay_record(json.loads(path.read_text()))
-    assert rebuilt.scores() == result.scores and rebuilt.read_state().round == result.rounds
+    assert rebuilt.scores() == result.scores and rebuilt.state.round == result.rounds
     assert main(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"[{result.decisions}/{result.decisions}]" in out and "Final VP" in out

@@ -227,15 +227,15 @@ def test_masked_module_never_prefers_an_illegal_action_and_exports_exactly() -> 
 
 
 # ---- the config and the command's errors ------------------------------------------------------
-def test_rllib_configs_load_and_choose_the_backend() -> None:
-    assert load_config(QUICK).backend == "rllib"
+def test_rllib_configs_load_and_choose_the_trainer() -> None:
+    assert load_config(QUICK).trainer == "rllib"
     assert load_config(CONFIGS / "rllib_selfplay_4p.yaml").num_players == 4
-    assert load_config(CONFIGS / "quick.yaml").backend == "sb3"
-    with pytest.raises(TrainConfigError, match="'backend'"):
+    assert load_config(CONFIGS / "quick.yaml").trainer == "ppo"
+    with pytest.raises(TrainConfigError, match="'trainer'"):
         load_config(None, ["backend=tf"])
-    with pytest.raises(TrainConfigError, match="'target_kl'"):
+    with pytest.raises(TrainConfigError, match="'ppo.target_kl'"):
         load_config(QUICK, ["target_kl=0.02"])
-    with pytest.raises(TrainConfigError, match="'num_env_runners'"):
+    with pytest.raises(TrainConfigError, match="'rllib.num_env_runners'"):
         load_config(QUICK, ["num_env_runners=-1"])
 
 
@@ -255,11 +255,11 @@ def test_without_ray_the_rllib_backend_names_the_extra(
     assert not (tmp_path / "runs").exists()
 
 
-def test_address_needs_the_rllib_backend(capsys: pytest.CaptureFixture[str],
+def test_address_needs_the_rllib_trainer(capsys: pytest.CaptureFixture[str],
                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["train", "--address", "auto"]) == 2  # the default config is sb3's quick run
-    assert "backend: rllib" in one_line(capsys)
+    assert "trainer: rllib" in one_line(capsys)
     assert not (tmp_path / "runs").exists()
 
 
@@ -299,7 +299,7 @@ def test_tiny_selfplay_run_charts_checkpoints_exports_and_resumes(
     from zavandor_env.agents.registry import make_agent
     from zavandor_env.engine import GameConfig
     from zavandor_env.eval.match import play_game
-    from zavandor_env.train.checkpointing import latest_checkpoint, read_state
+    from zavandor_env.train.common.checkpointing import latest_checkpoint, read_state
     from zavandor_env.train.rllib.export import policy_from_checkpoint
 
     # The command, as a user runs it: a local Ray started and stopped by it.
@@ -354,7 +354,7 @@ def test_tiny_selfplay_run_charts_checkpoints_exports_and_resumes(
 @pytest.mark.slow  # a training run on Ray, interrupted
 def test_ctrl_c_prints_the_resume_command_and_stops_ray(tmp_path: Path) -> None:
     rllib()
-    from zavandor_env.train.checkpointing import latest_checkpoint
+    from zavandor_env.train.common.checkpointing import latest_checkpoint
 
     run_dir, returncode, err = interrupt_after_first_checkpoint(
         [sys.executable, "-m", "zavandor_env.cli", "train", "--config", str(QUICK), "--quiet",

@@ -16,8 +16,8 @@ from zavandor_env.engine.scenario import artifact_index, build, finish_round, pl
 from zavandor_env.engine.scoring import victory_points
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Purchase
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 RICH = "dust10:30"
 
@@ -58,7 +58,7 @@ def test_the_opener_must_open_at_the_minimum_or_more():
     play(game, "open_elixir")
     assert "pass" not in legal(game) and "bid_plus_0" in legal(game)
     play(game, "bid_plus_5")
-    assert game.read_state().high_bid == 65 and "bid_plus_0" not in legal(game)
+    assert game.state.high_bid == 65 and "bid_plus_0" not in legal(game)
 
 
 def test_passing_is_final():
@@ -73,7 +73,7 @@ def test_passing_is_final():
 def test_opener_buys_at_the_minimum_when_nobody_raises():
     game = three(display=["spellbook", "runestone", "elixir"])
     play(game, "open_spellbook bid_plus_0 pass pass")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.artifacts[Art.SPELLBOOK] == 1 and hand_value(p.hand) == 300 - 20
     assert game.phase == Phase.TURN and game.current_player == 0
 
@@ -81,8 +81,8 @@ def test_opener_buys_at_the_minimum_when_nobody_raises():
 def test_highest_bidder_wins_and_pays_at_once():
     game = three(display=["spellbook", "runestone", "elixir"])
     play(game, "open_spellbook bid_plus_0 bid_plus_5 pass pass")
-    assert game.read_state().players[1].artifacts[Art.SPELLBOOK] == 1
-    assert hand_value(game.read_state().players[1].hand) == 300 - 25
+    assert game.state.players[1].artifacts[Art.SPELLBOOK] == 1
+    assert hand_value(game.state.players[1].hand) == 300 - 25
 
 
 def test_bids_above_what_the_bidder_could_pay_are_legal_by_default():
@@ -127,7 +127,7 @@ def test_winner_lacking_energy_sells_gems_of_his_choice():
     assert game.phase == Phase.DEBT and game.current_player == 1 and game.turn_player == 0
     assert legal(game) == {"sell_diamond", "sell_sapphire"}
     play(game, "sell_diamond")  # 10 + 20 covers 22: paid, change 8
-    p = game.read_state().players[1]
+    p = game.state.players[1]
     assert p.artifacts[Art.SPELLBOOK] == 1 and p.active[Gem.SAPPHIRE] == 1
     assert hand_value(p.hand) == 8 and game.phase == Phase.TURN and game.current_player == 0
 
@@ -160,10 +160,10 @@ def test_only_one_belt_and_one_wand():
 ])
 def test_artifact_price_is_bid_less_discounts(art, holdings, price):
     game = build(6, players=[dict(holdings, hand=RICH)], display=[art], turn_player=0)
-    before = liquid(game.read_state().players[0])
+    before = liquid(game.state.players[0])
     play(game, f"open_{art} bid_plus_0")
     settle_auction(game)
-    assert before - liquid(game.read_state().players[0]) == price
+    assert before - liquid(game.state.players[0]) == price
 
 
 @pytest.mark.parametrize("holdings,price", [
@@ -174,27 +174,27 @@ def test_artifact_price_is_bid_less_discounts(art, holdings, price):
 ])
 def test_sentinel_price_is_bid_less_discounts(holdings, price):
     game = build(6, players=[dict(holdings, hand=RICH)], turn_player=0)
-    before = hand_value(game.read_state().players[0].hand)
+    before = hand_value(game.state.players[0].hand)
     play(game, "open_owl bid_plus_0")
     settle_auction(game)
-    assert before - hand_value(game.read_state().players[0].hand) == price
+    assert before - hand_value(game.state.players[0].hand) == price
 
 
 def test_position_modifier_is_added_to_the_price_not_the_bid():
     players = [{"hand": RICH, "artifacts": "talisman", "active": "opal:2"}] + [{}] * 5
     game = build(6, players=players, turn_player=0)
-    assert game.read_state().turn_order[0] == 0 and game.read_state().sen_mod[0] == 20
+    assert game.state.turn_order[0] == 0 and game.state.sen_mod[0] == 20
     play(game, "open_owl")
-    assert game.read_state().high_bid == 120
+    assert game.state.high_bid == 120
     play(game, "bid_plus_0")
     settle_auction(game)
-    assert hand_value(game.read_state().players[0].hand) == 300 - 140
+    assert hand_value(game.state.players[0].hand) == 300 - 140
 
 
 def test_price_is_floored_at_zero():
     game = build(6, players=[{"artifacts": "spellbook:3", "levels": "fire:1 artifacts:4"}])
-    game.read_state().art_mod[0] = -10  # position VI
-    assert artifact_price(game.read_state(), game.read_state().players[0], Art.CLOAK, 40) == 0
+    game.state.art_mod[0] = -10  # position VI
+    assert artifact_price(game.state, game.state.players[0], Art.CLOAK, 40) == 0
 
 
 def test_bidding_happens_outside_the_bidders_own_turn():
@@ -202,7 +202,7 @@ def test_bidding_happens_outside_the_bidders_own_turn():
     play(game, "open_runestone bid_plus_0")
     assert game.current_player == 0  # seat 0 already had its turn this round
     play(game, "bid_plus_1 pass pass")
-    assert game.read_state().players[0].artifacts[Art.RUNESTONE] == 1
+    assert game.state.players[0].artifacts[Art.RUNESTONE] == 1
 
 
 # ---- artifact effects ------------------------------------------------------------------------
@@ -230,7 +230,7 @@ def test_free_levels_are_placed_by_the_winner(art, levels):
     assert legal(game) == {"advance_fire", "advance_sages"}
     for _ in range(levels):
         play(game, "advance_fire")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.levels[Field.FIRE] == 1 + levels and game.phase == Phase.TURN
     assert "advance_fire" in legal(game)  # free levels do not use the paid level
 
@@ -238,8 +238,8 @@ def test_free_levels_are_placed_by_the_winner(art, levels):
 def test_talisman_may_split_its_two_levels():
     game = buy("talisman", {"levels": "fire:1 sages:1"})
     play(game, "advance_fire advance_sages")
-    assert game.read_state().players[0].levels[Field.FIRE] == 2
-    assert game.read_state().players[0].levels[Field.SAGES] == 2
+    assert game.state.players[0].levels[Field.FIRE] == 2
+    assert game.state.players[0].levels[Field.SAGES] == 2
 
 
 def test_free_level_may_place_a_pentagon_chip():
@@ -255,27 +255,27 @@ def test_free_level_without_a_target_is_lost():
 
 def test_crystal_ball_and_wand_raise_the_hand_limit():
     game = buy("crystal_ball")
-    assert hand_limit(game.read_state().players[0]) == 5 + 3
+    assert hand_limit(game.state.players[0]) == 5 + 3
     game = buy("wand")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert hand_limit(p) == 5 + 3 and active_slots(p) == 7
 
 
 def test_belt_adds_two_slots():
-    assert active_slots(buy("belt").read_state().players[0]) == 7
+    assert active_slots(buy("belt").state.players[0]) == 7
 
 
 def test_elixir_gives_a_free_inactive_diamond_and_allows_diamonds():
     game = buy("elixir")
-    p = game.read_state().players[0]
-    assert p.inactive[Gem.DIAMOND] == 1 and game.read_state().gem_supply[Gem.DIAMOND] == 23
+    p = game.state.players[0]
+    assert p.inactive[Gem.DIAMOND] == 1 and game.state.gem_supply[Gem.DIAMOND] == 23
     assert "activate_diamond" in legal(game)
 
 
 @pytest.mark.parametrize("art", ["magic_mirror", "shadow_cloak"])
 def test_mirror_and_cloak_give_the_most_expensive_free_chip(art):
     game = buy(art, {"chips": "40"})
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.chips_bought == [False, False, False, True, True] and p.pentagon_chips == 2
 
 
@@ -293,7 +293,7 @@ def test_mirror_victims_each_choose_a_gem_in_turn_order():
     play(game, "lose_ruby")
     assert game.current_player == 1
     play(game, "lose_opal")
-    s = game.read_state()
+    s = game.state
     assert s.players[2].active == [0] * 5 and s.players[3].active[Gem.RUBY] == 0
     assert s.players[1].active[Gem.OPAL] == 0 and s.players[0].active[Gem.OPAL] == 2
     assert game.phase == Phase.TURN and game.current_player == 0
@@ -302,7 +302,7 @@ def test_mirror_victims_each_choose_a_gem_in_turn_order():
 def test_crystal_and_chalice_produce_like_gems():
     game = buy("crystal_of_protection", {"active": ""})
     finish_round(game)
-    hand = game.read_state().players[0].hand
+    hand = game.state.players[0].hand
     assert sum(hand[i] for i in range(5, 11)) == 1  # one green card
 
 
@@ -314,37 +314,37 @@ def test_curse_eliminates_a_winner_who_cannot_pay():
     game = three(players=[{"hand": RICH}, POOR, {"hand": "dust2"}],
                  display=["spellbook", "runestone", "elixir"])
     play(game, "open_spellbook bid_plus_0 bid_plus_50 pass pass")
-    s = game.read_state()
+    s = game.state
     assert s.players[1].eliminated and s.players[1].vp == 0
     assert Art.SPELLBOOK in s.display and s.auction_kind == -1
     assert game.phase == Phase.TURN and game.current_player == 0
     finish_round(game)
-    assert 1 not in game.read_state().turn_order
+    assert 1 not in game.state.turn_order
 
 
 def test_curse_returns_the_cursed_players_gems_and_cards_to_the_supply():
     game = three(players=[{"hand": RICH}, {"active": "opal", "hand": "blue5 dust10"}, {}],
                  display=["spellbook", "runestone", "elixir"])
-    supply = game.read_state().gem_supply[Gem.OPAL]
+    supply = game.state.gem_supply[Gem.OPAL]
     play(game, "open_spellbook bid_plus_0 bid_plus_50 pass pass")  # 70 > 10 + 5 (opal)
-    p = game.read_state().players[1]
+    p = game.state.players[1]
     assert p.eliminated and sum(p.active) == 0 and sum(p.hand) == 0
-    assert game.read_state().gem_supply[Gem.OPAL] == supply + 1
-    assert game.read_state().discards[0].count(token_index("blue5")) == 1
+    assert game.state.gem_supply[Gem.OPAL] == supply + 1
+    assert game.state.discards[0].count(token_index("blue5")) == 1
 
 
 def test_a_winner_who_can_pay_by_selling_every_gem_is_not_cursed():
     game = three(players=[{"hand": RICH}, {"active": "diamond", "hand": "dust2"}, {}],
                  display=["spellbook", "runestone", "elixir"])
     play(game, "open_spellbook bid_plus_0 bid_plus_2 pass pass")  # 22 = 2 + 20 (diamond)
-    p = game.read_state().players[1]  # the only sale is forced, so it is taken at once
+    p = game.state.players[1]  # the only sale is forced, so it is taken at once
     assert not p.eliminated and p.artifacts[Art.SPELLBOOK] == 1 and p.active[Gem.DIAMOND] == 0
 
 
 def test_curse_on_the_opener_cancels_the_auction_and_ends_his_turn():
     game = three(players=[POOR, {}, {}], display=["spellbook", "runestone", "elixir"])
     play(game, "open_elixir bid_plus_0 pass pass")  # the opener must pay 60: he has 20
-    s = game.read_state()
+    s = game.state
     assert s.players[0].eliminated and Art.ELIXIR in s.display
     assert game.phase == Phase.TURN and game.turn_player == 1 and game.current_player == 1
 
@@ -372,7 +372,7 @@ def test_curse_in_a_two_player_game_ends_it_and_the_survivor_wins():
     game = build(2, players=[{"hand": RICH}, POOR], display=["spellbook", "elixir"],
                  turn_order=[0, 1])
     play(game, "buy_opal open_spellbook bid_plus_0 bid_plus_50 pass")
-    s = game.read_state()
+    s = game.state
     assert game.terminated and not game.truncated and game.phase == Phase.GAME_OVER
     assert game.winners() == [0] and game.current_player == -1 and game.legal_actions() == ()
     p = s.players[0]
@@ -393,10 +393,10 @@ def test_game_ended_by_the_curse_saves_and_loads():
 def test_every_won_auction_is_recorded_with_its_bid_and_price():
     players = [{"hand": RICH}, {"hand": RICH, "artifacts": "crystal_ball:2"}, {"hand": RICH}]
     game = three(players=players, display=["spellbook", "runestone", "elixir"])
-    assert game.read_state().purchases == []
+    assert game.state.purchases == []
     play(game, "open_elixir bid_plus_0 bid_plus_5 pass pass")  # seat 1 wins at 65, pays 55
     play(game, "open_owl bid_plus_0 pass pass")
-    assert game.read_state().purchases == [
+    assert game.state.purchases == [
         (1, 1, ITEM_ARTIFACT, Art.ELIXIR, 65, 65 - 10),
         (1, 0, ITEM_SENTINEL, Sen.OWL, 120, 120),
     ]
@@ -407,33 +407,33 @@ def test_purchase_price_includes_the_turn_order_modifier():
     game = build(6, players=players, turn_player=0)
     play(game, "open_owl bid_plus_0")
     settle_auction(game)
-    assert game.read_state().purchases == [(1, 0, ITEM_SENTINEL, Sen.OWL, 120, 140)]
+    assert game.state.purchases == [(1, 0, ITEM_SENTINEL, Sen.OWL, 120, 140)]
 
 
 def test_a_purchase_paid_by_selling_gems_is_recorded_once_paid():
     game = three(players=[{"hand": RICH}, {"active": "diamond sapphire", "hand": "dust10"}, {}],
                  display=["spellbook", "runestone", "elixir"])
     play(game, "open_spellbook bid_plus_0 bid_plus_2 pass pass")
-    assert game.read_state().purchases == []  # still in debt
+    assert game.state.purchases == []  # still in debt
     play(game, "sell_diamond")
-    assert game.read_state().purchases == [(1, 1, ITEM_ARTIFACT, Art.SPELLBOOK, 22, 22)]
+    assert game.state.purchases == [(1, 1, ITEM_ARTIFACT, Art.SPELLBOOK, 22, 22)]
 
 
 def test_a_cursed_win_is_not_a_purchase():
     game = three(players=[{"hand": RICH}, POOR, {}], display=["spellbook", "runestone", "elixir"])
     play(game, "open_spellbook bid_plus_0 bid_plus_50 pass pass")
-    assert game.read_state().purchases == []
+    assert game.state.purchases == []
 
 
 def test_purchases_survive_clone_and_json_round_trip():
     game = three(display=["spellbook", "runestone", "elixir"])
     play(game, "open_spellbook bid_plus_0 bid_plus_1 pass pass")
     copy = Game.from_json(game.to_json())
-    purchases = game.read_state().purchases
-    assert copy.read_state().purchases == purchases == game.clone().read_state().purchases
+    purchases = game.state.purchases
+    assert copy.state.purchases == purchases == game.clone().state.purchases
     assert copy.to_json() == game.to_json()
     play(game, "open_runestone bid_plus_0 pass pass")  # a clone's record is its own
-    assert len(game.read_state().purchases) == 2 and len(copy.read_state().purchases) == 1
+    assert len(game.state.purchases) == 2 and len(copy.state.purchases) == 1
 
 
 def test_purchase_record_reads_as_a_frozen_purchase():
@@ -500,12 +500,12 @@ def test_forced_decisions_are_asked_when_skipping_is_off():
     play(game, "open_spellbook bid_plus_0")
     assert game.current_player == 1 and legal(game) == {"pass"}
     play(game, "pass pass")
-    assert game.read_state().players[0].artifacts[Art.SPELLBOOK] == 1
+    assert game.state.players[0].artifacts[Art.SPELLBOOK] == 1
 
 
 def test_forced_decisions_are_taken_automatically_by_default():
     game = three(players=[{"hand": RICH}, {"active": ""}, {"active": ""}],
                  display=["spellbook", "runestone", "elixir"], allow_overbid=False)
     play(game, "open_spellbook bid_plus_0")
-    assert game.read_state().players[0].artifacts[Art.SPELLBOOK] == 1
+    assert game.state.players[0].artifacts[Art.SPELLBOOK] == 1
     assert game.history == [string_to_action("open_spellbook"), string_to_action("bid_plus_0")]

@@ -19,8 +19,8 @@ from zavandor_env.engine.queries import hand_limit
 from zavandor_env.engine.scenario import build, finish_round, play, token_names
 from zavandor_env.engine.scoring import victory_points
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 
 def cards_by_colour(hand):
@@ -42,27 +42,27 @@ def test_turn_order_follows_vp_then_gem_vp():
         {"active": "opal:2", "artifacts": "runestone"},  # 3 VP, only 2 from gems
     ])
     finish_round(game)
-    assert game.read_state().turn_order == [1, 0, 2]
+    assert game.state.turn_order == [1, 0, 2]
 
 
 def test_turn_order_ties_are_broken_at_random():
-    firsts = {build(2, seed=seed).read_state().turn_order[0] for seed in range(20)}
+    firsts = {build(2, seed=seed).state.turn_order[0] for seed in range(20)}
     assert firsts == {0, 1}
 
 
 def test_display_is_not_refilled_when_no_artifact_was_auctioned():
     game = build(3, display=["spellbook", "runestone"])
     finish_round(game)
-    assert game.read_state().display == [0, 1]
+    assert game.state.display == [0, 1]
 
 
 def test_display_is_refilled_after_an_artifact_auction():
     game = build(3, players=[{"hand": "dust10:2"}], display=["spellbook", "runestone", "elixir"],
                  deck_top=["talisman"], turn_order=[0, 1, 2])
     play(game, "open_spellbook bid_plus_0 pass pass")
-    assert game.read_state().players[0].artifacts[0] == 1 and len(game.read_state().display) == 2
+    assert game.state.players[0].artifacts[0] == 1 and len(game.state.display) == 2
     finish_round(game)
-    assert sorted(game.read_state().display) == [1, 6, 11]
+    assert sorted(game.state.display) == [1, 6, 11]
 
 
 SIX = [
@@ -74,7 +74,7 @@ SIX = [
 
 def test_position_modifiers_apply_once_the_leader_has_10_vp():
     game = finish_round(build(6, players=SIX))
-    s = game.read_state()
+    s = game.state
     assert s.turn_order[:2] == [0, 1]
     mods = [(s.art_mod[seat], s.sen_mod[seat]) for seat in s.turn_order]
     assert mods == [(10, 20), (5, 10), (0, 0), (0, 0), (-5, -10), (-10, -20)]
@@ -82,21 +82,21 @@ def test_position_modifiers_apply_once_the_leader_has_10_vp():
 
 def test_position_ii_pays_extra_only_with_10_vp_himself():
     players = [SIX[0], {"artifacts": "chalice"}] + [{}] * 4  # II has 7 VP
-    s = finish_round(build(6, players=players)).read_state()
+    s = finish_round(build(6, players=players)).state
     assert s.art_mod[s.turn_order[0]] == 10 and s.art_mod[s.turn_order[1]] == 0
     assert s.art_mod[s.turn_order[5]] == -10
 
 
 def test_no_position_modifier_before_the_leader_has_10_vp():
     players = [{"artifacts": "chalice", "active": "opal:2 sapphire"}] + [{}] * 5  # 7 VP
-    s = finish_round(build(6, players=players)).read_state()
+    s = finish_round(build(6, players=players)).state
     assert s.art_mod == [0] * 6 and s.sen_mod == [0] * 6
 
 
 def test_catchup_variant_deals_v_and_vi_in_four_player_games():
     players = [{"artifacts": "talisman", "active": "opal:2 sapphire"}, {}, {}, {}]
     for catchup, last_two in ((False, [(0, 0), (0, 0)]), (True, [(-5, -10), (-10, -20)])):
-        s = finish_round(build(4, players=players, catchup_small_games=catchup)).read_state()
+        s = finish_round(build(4, players=players, catchup_small_games=catchup)).state
         assert [(s.art_mod[x], s.sen_mod[x]) for x in s.turn_order[2:]] == last_two
 
 
@@ -106,26 +106,26 @@ def test_catchup_variant_deals_v_and_vi_in_four_player_games():
 def test_opals_produce_dust_by_the_table(opals, dust):
     game = build(2, players=[{"active": f"opal:{opals}", "artifacts": "belt wand"}])
     finish_round(game)
-    assert hand_value(game.read_state().players[0].hand) == dust
+    assert hand_value(game.state.players[0].hand) == dust
 
 
 def test_each_producing_gem_and_artifact_gives_one_card_of_its_colour():
     game = build(2, players=[{"active": "sapphire emerald diamond ruby",
                               "artifacts": "protection chalice"}])
     finish_round(game)
-    assert cards_by_colour(game.read_state().players[0].hand) == [1, 2, 1, 2]
+    assert cards_by_colour(game.state.players[0].hand) == [1, 2, 1, 2]
 
 
 def test_four_cards_of_a_colour_become_a_concentrated_card_and_2_dust():
     game = build(2, players=[{"active": "sapphire:5"}])
-    hand = finish_round(game).read_state().players[0].hand
+    hand = finish_round(game).state.players[0].hand
     assert hand[CONC_TOKEN0 + Colour.BLUE] == 1 and cards_by_colour(hand)[Colour.BLUE] == 1
     assert dust_value(hand) == 2
 
 
 def test_concentrated_card_counts_mixed_sources():
     game = build(2, players=[{"active": "emerald:3", "artifacts": "spellbook protection"}])
-    hand = finish_round(game).read_state().players[0].hand
+    hand = finish_round(game).state.players[0].hand
     assert hand[CONC_TOKEN0 + Colour.GREEN] == 1 and cards_by_colour(hand)[Colour.GREEN] == 0
     assert dust_value(hand) == 2
 
@@ -133,9 +133,9 @@ def test_concentrated_card_counts_mixed_sources():
 def test_exhausted_concentrated_supply_gives_four_cards_without_dust():
     game = build(2, players=[{"active": "emerald:3", "artifacts": "spellbook protection"},
                              {"hand": "conc_green:8"}])
-    assert game.read_state().concentrated_supply[Colour.GREEN] == 0
-    start_round(game.read_state())  # phases 1-2 only: the holder keeps all eight
-    hand = game.read_state().players[0].hand
+    assert game.state.concentrated_supply[Colour.GREEN] == 0
+    start_round(game.state)  # phases 1-2 only: the holder keeps all eight
+    hand = game.state.players[0].hand
     assert hand[CONC_TOKEN0 + Colour.GREEN] == 0 and cards_by_colour(hand)[Colour.GREEN] == 4
     assert dust_value(hand) == 0
 
@@ -143,23 +143,23 @@ def test_exhausted_concentrated_supply_gives_four_cards_without_dust():
 @pytest.mark.parametrize("level,dust", [(1, 0), (2, 2), (3, 5), (4, 10)])
 def test_energy_flow_gives_dust_every_round(level, dust):
     game = build(2, players=[{"active": "", "levels": f"energy_flow:{level}"}])
-    assert hand_value(finish_round(game).read_state().players[0].hand) == dust
+    assert hand_value(finish_round(game).state.players[0].hand) == dust
 
 
 def test_first_round_income_is_5_dust_and_a_blue_card():
     from zavandor_env.engine import Game
     game = Game.new(num_players=2, characters=("druid", "mage"), seed=3)
-    for p in game.read_state().players:
+    for p in game.state.players:
         start = {0: 20, 1: 15}[p.seat]
         assert dust_value(p.hand) == start + 5 and cards_by_colour(p.hand) == [1, 0, 0, 0]
 
 
 def test_empty_deck_is_refilled_by_shuffling_its_discards():
     game = build(2, players=[{"active": "sapphire"}, {"active": "opal:2"}], decks={"blue": ""})
-    s = game.read_state()
+    s = game.state
     assert s.decks[Colour.BLUE] == [] and len(s.discards[Colour.BLUE]) == 30
     finish_round(game)
-    s = game.read_state()
+    s = game.state
     assert cards_by_colour(s.players[0].hand)[Colour.BLUE] == 1
     assert len(s.decks[Colour.BLUE]) == 29 and s.discards[Colour.BLUE] == []
 
@@ -172,38 +172,38 @@ def test_empty_deck_and_discards_pay_the_colour_mean_in_dust():
     game = build(5, players=[others[0], {"active": "sapphire"}, *others[1:]],
                  decks={"blue": ""})
     finish_round(game)
-    assert game.read_state().players[1].hand[:NUM_CARD_TOKENS] == [0] * NUM_CARD_TOKENS
-    assert dust_value(game.read_state().players[1].hand) == 5
+    assert game.state.players[1].hand[:NUM_CARD_TOKENS] == [0] * NUM_CARD_TOKENS
+    assert dust_value(game.state.players[1].hand) == 5
 
 
 # ---- phase 4 -----------------------------------------------------------------------------
 def test_hand_limit_keeps_the_most_valuable_items():
     game = build(2, players=[{"active": "", "hand": "red17 red16 blue3 blue4 conc_blue dust2"}])
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert hand_limit(p) == 5  # druid
     finish_round(game)
-    assert token_names(game.read_state().players[0].hand) == "red16 red17 conc_blue"
+    assert token_names(game.state.players[0].hand) == "red16 red17 conc_blue"
 
 
 def test_hand_limit_exchanges_dust_upward_to_fit():
     game = build(2, players=[{"active": "", "hand": "red17 red16 dust5:2"}])
-    p = game.read_state().players[0]
-    enforce_hand_limit(game.read_state(), p, 5)
+    p = game.state.players[0]
+    enforce_hand_limit(game.state, p, 5)
     assert token_names(p.hand) == "red16 red17 dust10"
 
 
 def test_hand_limit_never_breaks_a_chit_into_smaller_ones():
     # Found by this layer: the engine used to turn the 5 into a 2 to fill the last slot.
     game = build(2, players=[{"hand": "red17 red16 red15 red14 dust5"}])
-    p = game.read_state().players[0]
-    enforce_hand_limit(game.read_state(), p, 5)
+    p = game.state.players[0]
+    enforce_hand_limit(game.state, p, 5)
     assert token_names(p.hand) == "red14 red15 red16 red17"
 
 
 def test_lossy_dust_exchange_is_made_only_when_it_keeps_more():
     game = build(2, players=[{"hand": "red17 red16 red15 dust2:3"}])
-    p = game.read_state().players[0]
-    enforce_hand_limit(game.read_state(), p, 5)  # 2+2+2 -> 5 keeps 5 of the 6 in two slots
+    p = game.state.players[0]
+    enforce_hand_limit(game.state, p, 5)  # 2+2+2 -> 5 keeps 5 of the 6 in two slots
     assert token_names(p.hand) == "red15 red16 red17 dust5"
 
 
@@ -211,7 +211,7 @@ def test_nine_sages_cards_are_exempt_from_the_hand_limit():
     game = build(2, players=[{"active": "", "hand": "red13 red14 red15 red16 red17",
                               "sages": "blue5 blue6"}])
     finish_round(game)
-    hand = game.read_state().players[0].hand
+    hand = game.state.players[0].hand
     assert token_names(hand) == "blue5 blue6 red13 red14 red15 red16 red17"
 
 
@@ -220,11 +220,11 @@ def test_vp_are_recounted_from_scratch_with_capped_sentinel_bonuses():
         "active": "sapphire:7", "levels": "fire:1 accumulation:4",
         "sentinels": "fox phoenix", "artifacts": "belt", "vp": 99,
     }])
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     # 7 gems + 2 (accumulation L4) + belt 2 + fox 5+12 (capped) + phoenix 5+2
     assert victory_points(p) == 7 + 2 + 2 + 17 + 7
     finish_round(game)
-    assert game.read_state().players[0].vp == 35
+    assert game.state.players[0].vp == 35
 
 
 @pytest.mark.parametrize("sentinel,holdings,bonus", [
@@ -239,7 +239,7 @@ def test_vp_are_recounted_from_scratch_with_capped_sentinel_bonuses():
 def test_sentinel_bonus(sentinel, holdings, bonus):
     from zavandor_env.engine.scoring import sentinel_vp
     game = build(6, players=[dict(holdings, sentinels=sentinel)])
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert sentinel_vp(p, p.sentinels[0]) == 5 + bonus
 
 
@@ -250,7 +250,7 @@ def test_game_ends_when_five_sentinels_are_owned_and_ties_share_the_win():
         {"active": "", "artifacts": "talisman chalice", "hand": ""},
     ], turn_order=[0, 1, 2])
     play(game, "open_tomcat bid_plus_0 pass pass")  # 120 + 20 for the fifth
-    assert game.read_state().players[0].sentinels == [0, 2, 5]
+    assert game.state.players[0].sentinels == [0, 2, 5]
     assert not game.is_over
     finish_round(game)
     assert game.terminated and game.phase == Phase.GAME_OVER

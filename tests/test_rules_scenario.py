@@ -25,12 +25,12 @@ from zavandor_env.engine.scenario import (
     token_names,
 )
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 
 def totals(game):
-    s = game.read_state()
+    s = game.state
     gems = [s.gem_supply[g] + sum(p.active[g] + p.inactive[g] for p in s.players)
             for g in range(5)]
     cards = [len(s.decks[c]) + len(s.discards[c]) for c in range(4)]
@@ -53,7 +53,7 @@ def test_builder_conserves_gems_cards_concentrated_and_artifacts():
     gems, cards, conc, arts = totals(game)
     assert gems == list(GEM_SUPPLY) and cards == [30, 36, 30, 30]
     assert conc == [CONCENTRATED_PER_COLOUR] * 4 and arts == 12 * COPIES_BY_PLAYERS[4]
-    s = game.read_state()
+    s = game.state
     assert s.display == [6, 4] and s.artifact_deck[-1] == 8 and s.decks[2] == [12, 13]
     assert token_names(s.players[0].hand) == "blue5 red17:2 conc_red"
     assert game.phase == Phase.TURN and game.current_player == s.turn_order[0]
@@ -61,7 +61,7 @@ def test_builder_conserves_gems_cards_concentrated_and_artifacts():
 
 def test_builder_positions_the_requested_turn():
     game = build(3, turn_order=[2, 0, 1], turn_player=0)
-    assert game.turn_player == 0 and game.read_state().turn_index == 1 and game.current_player == 0
+    assert game.turn_player == 0 and game.state.turn_index == 1 and game.current_player == 0
 
 
 def test_notation_round_trips():
@@ -85,14 +85,14 @@ def test_impossible_requests_fail_clearly(spec, message):
 # ---- knowledge levels keep the starting field ----------------------------------------------
 def test_levels_keep_the_starting_field() -> None:
     game = build(2, players=[{"levels": "energy_flow:2"}])  # seat 0 is the druid (fire)
-    levels = game.read_state().players[0].levels
+    levels = game.state.players[0].levels
     assert levels[Field.FIRE] == 1 and levels[Field.ENERGY_FLOW] == 2
-    assert sum(game.read_state().players[0].chips_bought) == 1  # only energy flow needed a chip
+    assert sum(game.state.players[0].chips_bought) == 1  # only energy flow needed a chip
 
 
 def test_levels_may_raise_the_starting_field() -> None:
     game = build(2, players=[{"levels": "fire:3 sages:1"}])
-    assert game.read_state().players[0].levels[Field.FIRE] == 3
+    assert game.state.players[0].levels[Field.FIRE] == 3
 
 
 def test_levels_refuse_the_starting_field_at_zero() -> None:
@@ -106,7 +106,7 @@ def test_artifact_names_are_the_action_names(art: int) -> None:
     action = action_to_string(OPEN_ARTIFACT + art)
     assert artifact_index(action) == art == artifact_index(action.removeprefix("open_"))
     game = build(3, display=[action], players=[{"artifacts": action.removeprefix("open_")}])
-    assert game.read_state().display == [art] and game.read_state().players[0].artifacts[art] == 1
+    assert game.state.display == [art] and game.state.players[0].artifacts[art] == 1
 
 
 @pytest.mark.parametrize("sen", range(len(SENTINELS)))
@@ -114,7 +114,7 @@ def test_sentinel_names_are_the_action_names(sen: int) -> None:
     action = action_to_string(OPEN_SENTINEL + sen)
     for name in (action, action.removeprefix("open_")):
         game = build(2, players=[{"sentinels": name}])
-        state = game.read_state()
+        state = game.state
         assert state.players[0].sentinels == [sen] and state.sentinel_owner[sen] == 0
 
 

@@ -12,8 +12,8 @@ from zavandor_env.engine.economy import hand_value
 from zavandor_env.engine.queries import active_slots, hand_limit, liquid
 from zavandor_env.engine.scenario import build, finish_round, play, token_names
 
-# Every test here runs on both engine backends (tests/conftest.py).
-pytestmark = pytest.mark.both_backends
+# Every test here runs on the core and on the oracle (tests/conftest.py).
+pytestmark = pytest.mark.core_and_oracle
 
 
 def legal(game):
@@ -43,7 +43,7 @@ def test_gem_purchase_prerequisites(gem, holdings, allowed):
 def test_druid_may_buy_exactly_one_ruby_at_fire_3():
     game = build(2, players=[{"levels": "fire:3", "hand": RICH}])
     play(game, "buy_ruby")
-    assert game.read_state().players[0].druid_ruby_used and "buy_ruby" not in legal(game)
+    assert game.state.players[0].druid_ruby_used and "buy_ruby" not in legal(game)
     other = build(2, characters=("mage", "druid"), players=[{"levels": "fire:3", "hand": RICH}])
     assert "buy_ruby" not in legal(other)  # exclusive to the Druid
 
@@ -55,7 +55,7 @@ def test_druid_l3_ruby_option_off():
 
 def test_gem_supply_limits_purchases():
     game = build(3, players=[{"hand": RICH}, {"active": "", "inactive": "opal:24"}, {}])
-    assert game.read_state().gem_supply[Gem.OPAL] == 0
+    assert game.state.gem_supply[Gem.OPAL] == 0
     assert "buy_opal" not in legal(game) and "buy_sapphire" in legal(game)
 
 
@@ -64,9 +64,9 @@ def test_knowledge_of_gemstones_discounts_gems(level, cost):
     game = build(2, characters=("witch", "druid"),
                  players=[{"levels": f"gemstones:{level}", "dust": cost}])
     play(game, "buy_sapphire")
-    assert liquid(game.read_state().players[0]) == 0
+    assert liquid(game.state.players[0]) == 0
     play(game, "end_turn")
-    assert hand_value(game.read_state().players[0].hand) == 0
+    assert hand_value(game.state.players[0].hand) == 0
 
 
 @pytest.mark.parametrize("level,value", [(0, 20), (2, 16)])
@@ -74,27 +74,27 @@ def test_selling_returns_half_the_current_price(level, value):
     levels = f"fire:1 gemstones:{level}" if level else "fire:1"
     game = build(2, players=[{"levels": levels, "active": "diamond"}], turn_order=[0, 1])
     play(game, "sell_diamond")
-    state = game.read_state()
+    state = game.state
     assert state.gem_supply[Gem.DIAMOND] == 24 and liquid(state.players[0]) == value
     play(game, "end_turn")  # sale proceeds not spent are received as dust
-    assert hand_value(game.read_state().players[0].hand) == value
+    assert hand_value(game.state.players[0].hand) == value
 
 
 def test_selling_takes_an_inactive_gem_first():
     game = build(2, players=[{"active": "opal:2", "inactive": "opal"}], turn_player=0)
     play(game, "sell_opal")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.active[Gem.OPAL] == 2 and p.inactive[Gem.OPAL] == 0
 
 
 def test_bought_gem_goes_to_the_spiral_while_a_slot_is_free():
     game = build(2, players=[{"active": "opal:4", "hand": RICH}])
     play(game, "buy_opal buy_opal")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.active[Gem.OPAL] == 5 and p.inactive[Gem.OPAL] == 1
     assert "activate_opal" not in legal(game) and "deactivate_opal" in legal(game)
     play(game, "deactivate_opal")
-    assert game.read_state().players[0].inactive[Gem.OPAL] == 2
+    assert game.state.players[0].inactive[Gem.OPAL] == 2
 
 
 def test_a_gem_move_is_not_undone_within_the_turn():
@@ -110,13 +110,13 @@ def test_gem_moves_may_be_undone_with_the_option_off():
     game = build(2, players=[{"active": "opal:4 sapphire", "inactive": "sapphire"}],
                  no_undo_activation=False)
     play(game, "deactivate_opal activate_opal deactivate_opal")
-    assert game.read_state().players[0].inactive[Gem.OPAL] == 1
+    assert game.state.players[0].inactive[Gem.OPAL] == 1
 
 
 def test_gem_moves_are_free_again_next_turn():
     game = build(2, players=[{"active": "opal:4 sapphire"}, {}], turn_player=0)
     play(game, "deactivate_opal end_turn")
-    while game.current_player != 0 or game.read_state().round == 1:
+    while game.current_player != 0 or game.state.round == 1:
         game.apply(game.legal_actions()[0])  # end_turn for the other seat, then round 2
     assert "activate_opal" in legal(game)
 
@@ -133,7 +133,7 @@ def test_gem_moves_are_free_again_next_turn():
 ])
 def test_active_slots(holdings, slots):
     game = build(2, players=[holdings])
-    assert active_slots(game.read_state().players[0]) == slots
+    assert active_slots(game.state.players[0]) == slots
 
 
 # ---- 3b knowledge --------------------------------------------------------------------------
@@ -141,18 +141,18 @@ def test_chips_may_be_bought_in_any_order():
     game = build(2, players=[{"hand": RICH}])
     assert {f"buy_chip_{c}" for c in (20, 25, 30, 35, 40)} <= legal(game)
     play(game, "buy_chip_40")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.pentagon_chips == 1 and p.chips_bought == [False] * 4 + [True]
 
 
 def test_a_chip_placed_at_level_1_is_the_one_paid_level_of_the_turn():
     game = build(2, players=[{"hand": RICH}])
     play(game, "buy_chip_20 advance_sages")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.levels[Field.SAGES] == 1 and p.pentagon_chips == 0
     assert not any(n.startswith("advance_") for n in legal(game))
     play(game, "buy_chip_25")  # buying a chip is not a level
-    assert game.read_state().players[0].pentagon_chips == 1
+    assert game.state.players[0].pentagon_chips == 1
 
 
 def test_only_one_paid_level_per_turn_then_again_next_turn():
@@ -160,7 +160,7 @@ def test_only_one_paid_level_per_turn_then_again_next_turn():
     play(game, "advance_fire")
     assert "advance_fire" not in legal(game)
     finish_round(game)
-    while game.read_state().turn_player != 0:
+    while game.state.turn_player != 0:
         play(game, "end_turn")
     assert "advance_fire" in legal(game)
 
@@ -168,10 +168,10 @@ def test_only_one_paid_level_per_turn_then_again_next_turn():
 def test_hand_limit_changes_once_on_entering_a_field():
     game = build(2, characters=("mage", "druid"), players=[{"hand": RICH, "pentagon": 1}],
                  turn_order=[0, 1])
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert hand_limit(p) == 6
     play(game, "advance_gemstones")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert hand_limit(p) == 5
     p.levels[Field.GEMSTONES] = 3
     assert hand_limit(p) == 5
@@ -181,13 +181,13 @@ def test_level_4_scores_2_vp():
     game = build(2, players=[{"levels": "fire:3", "hand": RICH}], turn_order=[0, 1])
     play(game, "advance_fire")
     finish_round(game)
-    assert game.read_state().players[0].vp == 3 + 2
+    assert game.state.players[0].vp == 3 + 2
 
 
 def test_level_costs_are_printed_energy_units():
     game = build(2, players=[{"levels": "fire:2", "dust": 15}])
     play(game, "advance_fire end_turn")  # fire L3 costs 15
-    assert hand_value(game.read_state().players[0].hand) == 0
+    assert hand_value(game.state.players[0].hand) == 0
 
 
 @pytest.mark.parametrize("level,colour", [(1, "blue"), (2, "green"), (3, "white"), (4, "red")])
@@ -197,35 +197,35 @@ def test_nine_sages_level_gives_two_cards_usable_next_round(level, colour):
     game = build(2, players=[dict(means, levels=levels, hand=RICH, pentagon=int(level == 1))],
                  turn_order=[0, 1])
     play(game, "advance_sages")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert len(p.sages_tokens) == 2 and all(
         token_names([1 if t == x else 0 for t in range(29)]).startswith(colour)
         for x in p.sages_tokens
     )
     cards = list(p.sages_tokens)
     play(game, "end_turn")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.sages_tokens == cards  # still under the turn-order card: not usable this round
     finish_round(game)
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.sages_tokens == [] and all(p.hand[t] >= 1 for t in cards)
 
 
 def test_nine_sages_cards_without_means_become_dust():
     game = build(2, players=[{"levels": "fire:1 sages:1", "hand": RICH}], turn_order=[0, 1])
     play(game, "advance_sages")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.sages_tokens == [] and 10 <= p.sages_dust <= 20  # two green cards' value
     before = hand_value(p.hand) - 6
     play(game, "end_turn")
-    assert hand_value(game.read_state().players[0].hand) == before  # not usable this round
+    assert hand_value(game.state.players[0].hand) == before  # not usable this round
 
 
 def test_druid_who_owns_his_fire_3_ruby_gets_red_sages_cards_not_dust():
     # Rulebook: dust only with "no means to get" red cards; his ruby is such a means.
     game = build(2, players=[{"levels": "fire:3 sages:3", "hand": RICH}], turn_order=[0, 1])
     play(game, "buy_ruby advance_sages")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.druid_ruby_used and p.active[Gem.RUBY] == 1
     assert len(p.sages_tokens) == 2 and p.sages_dust == 0
     assert all(token_names([int(t == x) for t in range(29)]).startswith("red")
@@ -273,7 +273,7 @@ def test_nine_sages_cards_become_dust_only_without_means_for_their_colour(
     player = dict(spec, levels=levels, hand=RICH, pentagon=int(level == 1))
     game = build(2, players=[player], turn_order=[0, 1])  # seat 0 is the Druid
     play(game, "advance_sages")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert (len(p.sages_tokens), p.sages_dust > 0) == ((2, False) if means else (0, True))
 
 
@@ -281,7 +281,7 @@ def test_fire_3_gives_no_red_means_to_anyone_but_the_druid():
     game = build(2, characters=("mage", "druid"),
                  players=[{"levels": "fire:3 sages:3", "hand": RICH}], turn_order=[0, 1])
     play(game, "advance_sages")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.sages_tokens == [] and p.sages_dust > 0
 
 
@@ -289,7 +289,7 @@ def test_nine_sages_dust_substitution_option_off():
     game = build(2, players=[{"levels": "fire:1 sages:1", "hand": RICH}],
                  sages_dust_substitution=False)
     play(game, "advance_sages")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert len(p.sages_tokens) == 2 and p.sages_dust == 0
 
 
@@ -308,40 +308,40 @@ def test_a_closed_block_cannot_be_reopened():
 def test_blocks_may_be_split_with_the_option_off():
     game = build(2, players=[{"hand": RICH}], no_split_blocks=False)
     play(game, "buy_opal advance_fire buy_opal")
-    assert game.read_state().players[0].active[Gem.OPAL] == 4
+    assert game.state.players[0].active[Gem.OPAL] == 4
 
 
 # ---- payment -------------------------------------------------------------------------------
 def test_change_is_given_in_dust():
     game = build(2, players=[{"hand": "white12"}])
     play(game, "buy_opal end_turn")
-    assert token_names(game.read_state().players[0].hand) == "dust2"
+    assert token_names(game.state.players[0].hand) == "dust2"
 
 
 def test_change_of_1_is_lost():
     game = build(2, players=[{"hand": "white11"}])
     play(game, "buy_opal end_turn")
-    assert hand_value(game.read_state().players[0].hand) == 0
+    assert hand_value(game.state.players[0].hand) == 0
 
 
 def test_one_value_dust_variant_returns_every_unit():
     game = build(2, players=[{"hand": "white11"}], one_value_dust=True)
     play(game, "buy_opal end_turn")
-    assert token_names(game.read_state().players[0].hand) == "dust1"
+    assert token_names(game.state.players[0].hand) == "dust1"
 
 
 def test_costs_of_a_turn_are_combined_into_one_payment():
     game = build(2, players=[{"hand": "green7 green6 blue7"}])
     play(game, "buy_opal")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert token_names(p.hand) == "blue7 green6 green7" and p.balance == 10
     play(game, "buy_opal end_turn")  # 7 + 6 + 7 = 20 exactly: nothing lost
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert hand_value(p.hand) == 0 and p.hand[DUST_TOKEN0:] == [0, 0, 0, 0]
 
 
 def test_sale_proceeds_pay_for_purchases_in_the_same_turn():
     game = build(2, players=[{"active": "opal:2 diamond"}])
     play(game, "sell_diamond buy_opal buy_opal end_turn")
-    p = game.read_state().players[0]
+    p = game.state.players[0]
     assert p.active[Gem.OPAL] == 4 and hand_value(p.hand) == 0

@@ -13,6 +13,7 @@ from zavandor_env.agents.heuristic import HeuristicWeights
 from zavandor_env.agents.planner import PlannerParams
 from zavandor_env.engine import ConfigError, GameConfig
 from zavandor_env.train.config import TrainConfig, TrainConfigError, schema_markdown
+from zavandor_env.train.ppo.config import PPOConfig
 
 SCHEMAS = [GameConfig, TrainConfig, HeuristicWeights, PlannerParams]
 
@@ -29,7 +30,7 @@ def test_dataclass_fields_hold_plain_defaults(cls: type) -> None:
 
 @pytest.mark.parametrize("cls, error, key", [
     (GameConfig, ConfigError, "max_rounds"),
-    (TrainConfig, TrainConfigError, "n_envs"),
+    (PPOConfig, TrainConfigError, "n_envs"),
     (HeuristicWeights, ValueError, "vp_energy"),
     (PlannerParams, ValueError, "sentinel_bid_factor"),
 ])
@@ -50,8 +51,8 @@ def test_an_unknown_key_is_reported_before_a_bad_value_with_the_closest_name() -
 
 
 def test_bounds_are_reported_in_the_old_words() -> None:
-    with pytest.raises(TrainConfigError, match=r"^config key 'n_envs' must be >= 1, got 0$"):
-        TrainConfig(n_envs=0)
+    with pytest.raises(TrainConfigError, match=r"^config key 'ppo.n_envs' must be >= 1, got 0$"):
+        PPOConfig(n_envs=0)
     with pytest.raises(ConfigError, match=r"^allow_overbid must be true or false, got 1$"):
         GameConfig(allow_overbid=1)  # type: ignore[arg-type]
 
@@ -67,14 +68,14 @@ def test_game_config_stays_frozen_hashable_picklable_and_replace_rechecks() -> N
 
 
 def test_training_numbers_written_as_text_are_read_and_whole_floats_are_integers() -> None:
-    cfg = TrainConfig(total_timesteps="1e5", learning_rate="3e-4",  # type: ignore[arg-type]
-                      n_steps=512.0)  # type: ignore[arg-type]
+    cfg = PPOConfig(total_timesteps="1e5", learning_rate="3e-4",  # type: ignore[arg-type]
+                    n_steps=512.0)  # type: ignore[arg-type]
     assert cfg.total_timesteps == 100_000 and type(cfg.total_timesteps) is int
     assert cfg.learning_rate == 3e-4 and type(cfg.n_steps) is int
-    with pytest.raises(TrainConfigError, match="'n_steps' must be an integer"):
-        TrainConfig(n_steps=2.5)  # type: ignore[arg-type]
-    with pytest.raises(TrainConfigError, match="'n_envs' must be an integer"):
-        TrainConfig(n_envs=True)
+    with pytest.raises(TrainConfigError, match="'ppo.n_steps' must be an integer"):
+        PPOConfig(n_steps=2.5)  # type: ignore[arg-type]
+    with pytest.raises(TrainConfigError, match="'ppo.n_envs' must be an integer"):
+        PPOConfig(n_envs=True)
 
 
 def test_agent_parameters_from_files_take_whole_numbers_written_otherwise() -> None:
@@ -86,7 +87,7 @@ def test_agent_parameters_from_files_take_whole_numbers_written_otherwise() -> N
 
 def test_the_readme_table_shows_each_keys_type_and_bounds() -> None:
     table = schema_markdown()
-    assert "| `gamma` | number > 0, <= 1 | `1.0` |" in table
-    assert "| `n_envs` | integer >= 1, <= 4096 | `2` |" in table  # the ceiling (io.limits)
-    assert "| `backend` | one of `sb3`, `rllib`, `exit` | `\"sb3\"` |" in table
+    assert "| `ppo.gamma` | number > 0, <= 1 | `1.0` |" in table
+    assert "| `ppo.n_envs` | integer >= 1, <= 4096 | `2` |" in table  # the ceiling (io.limits)
+    assert "| `trainer` | one of `ppo`, `exit`, `rllib` | `\"ppo\"` |" in table
     assert "| `max_minutes` | number > 0 or null | `null` |" in table

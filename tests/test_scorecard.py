@@ -12,13 +12,14 @@ import pytest
 from zavandor_env.agents.mcts import MCTSAgent
 from zavandor_env.agents.registry import make_agent, parse_spec
 from zavandor_env.cli import main
+from zavandor_env.eval.run_settings import format_spec
 from zavandor_env.eval.scorecard import (
     SHIPPED_POLICY,
     ScorecardConfig,
     ScorecardError,
-    format_spec,
     run_scorecard,
 )
+from zavandor_env.eval.scorecard_report import wrap_title
 
 SHIPPED_2P = SHIPPED_POLICY.format(n=2)
 
@@ -189,11 +190,9 @@ def _exit_code(argv: list[str]) -> int:
 
 
 def test_the_figure_title_wraps_a_long_spec_at_its_joints() -> None:
-    from zavandor_env.eval.scorecard import _wrap_title
-
     title = "Scorecard: policy:path=train/checkpoints/selfplay_2p/policy.npz,label=x"
-    lines = _wrap_title(title, 30).split("\n")
+    lines = wrap_title(title, 30).split("\n")
     assert len(lines) > 1 and all(len(line) <= 30 for line in lines)
     assert "".join(lines).replace(" ", "") == title.replace(" ", "")
     assert all(line[-1] in " /,=" or line is lines[-1] for line in lines[:-1] + [lines[-1]])
-    assert _wrap_title("Scorecard: heuristic", 30) == "Scorecard: heuristic"
+    assert wrap_title("Scorecard: heuristic", 30) == "Scorecard: heuristic"

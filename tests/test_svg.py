@@ -122,7 +122,7 @@ def test_mid_auction_shows_item_high_bid_bidder_and_who_passed() -> None:
 
 def test_an_eliminated_player_is_greyed_and_tagged() -> None:
     game = auction_game()
-    assert game.read_state().players[1].eliminated
+    assert game.state.players[1].eliminated
     root = parse(to_svg(game, seat=0))
     out = panel(root, 1)
     assert out.get("opacity") is not None and "ELIMINATED" in texts(out)
@@ -196,9 +196,9 @@ def test_same_state_same_string_and_the_game_method() -> None:
 
 
 def test_text_is_escaped() -> None:
-    from zavandor_env.render.svg import _esc
+    from zavandor_env.render.svg_canvas import esc
 
-    assert _esc('<b> & "q"') == "&lt;b&gt; &amp; &quot;q&quot;"
+    assert esc('<b> & "q"') == "&lt;b&gt; &amp; &quot;q&quot;"
 
 
 def test_svg_is_fast_enough_to_draw_every_frame() -> None:

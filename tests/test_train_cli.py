@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.interrupt import interrupt_after_first_checkpoint
-from zavandor_env.train.checkpointing import latest_checkpoint, read_checkpoint
+from zavandor_env.train.common.checkpointing import latest_checkpoint, read_checkpoint
 from zavandor_env.train.config import TrainConfig
 
 TRAIN = [sys.executable, "-m", "zavandor_env.cli", "train"]
@@ -39,7 +39,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess, *words: str) -> s
         ("vp_delta=.nan", ["'vp_delta'", "finite"]),
         ("step_reward=inf", ["'step_reward'", "finite"]),
         ("truncation_reward=-.inf", ["'truncation_reward'", "finite"]),
-        ("learning_rate=nan", ["'learning_rate'"]),
+        ("learning_rate=nan", ["'ppo.learning_rate'"]),
         ("opponent_weights.wizard=1", ["'opponent_weights'", "wizard"]),
         ("eval_opponents=[wizard]", ["'eval_opponents'", "wizard"]),
         ("env_kwargs.vp_delta=0", ["env_kwargs", "vp_delta"]),

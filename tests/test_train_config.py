@@ -54,7 +54,10 @@ def test_unknown_override_key_is_rejected() -> None:
         ("n_envs: two\n", "n_envs"),
         ("n_envs: 0\n", "n_envs"),
         ("gamma: 1.5\n", "gamma"),
-        ("vec_env: threads\n", "vec_env"),
+        ("trainer: sb3\n", "trainer"),
+        ("ppo: 3\n", "ppo"),
+        ("exit: {games: 0}\n", "exit.games"),
+        ("ppo: {n_envs: 0}\n", "ppo.n_envs"),
         ("net_arch: [64, -1]\n", "net_arch"),
         ("opponent_weights: {rando: 1.0}\n", "opponent_weights"),
         ("opponent_weights: {random: 0}\n", "opponent_weights"),
@@ -67,7 +70,7 @@ def test_unknown_override_key_is_rejected() -> None:
     ],
 )
 def test_bad_value_error_names_the_key(tmp_path: Path, text: str, key: str) -> None:
-    with pytest.raises(TrainConfigError, match=f"'{key}'"):
+    with pytest.raises(TrainConfigError, match=f"[.']{key}'"):
         load_config(write(tmp_path, text))
 
 
@@ -81,7 +84,7 @@ def test_overrides_parse_yaml_values_and_reach_into_mappings() -> None:
         "total_timesteps=1e5", "net_arch=[32, 32]", "game.max_rounds=40",
         "opponent_weights.heuristic=0.5", "learner_seat=null", "eval_deterministic=false",
     ])
-    assert cfg.total_timesteps == 100_000 and isinstance(cfg.total_timesteps, int)
+    assert cfg.ppo.total_timesteps == 100_000 and isinstance(cfg.ppo.total_timesteps, int)
     assert cfg.net_arch == [32, 32]
     assert cfg.game == {"allow_overbid": False, "max_rounds": 40}  # the file's entry is kept
     assert cfg.opponent_weights["heuristic"] == 0.5
@@ -120,7 +123,7 @@ def test_configs_readme_lists_the_current_schema() -> None:
                                  "ent_coef", "latest_snapshot_share", "max_minutes"])
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "nan", "1e999"])
 def test_nan_or_inf_in_any_float_field_is_rejected_naming_the_key(key: str, value: str) -> None:
-    with pytest.raises(TrainConfigError, match=f"'{key}'.*finite|'{key}'.*> 0"):
+    with pytest.raises(TrainConfigError, match=f"[.']{key}'.*finite|[.']{key}'.*> 0"):
         load_config(None, [f"{key}={value}"])
 
 
@@ -190,7 +193,66 @@ def test_opponent_weights_take_any_agent_spec_with_its_parameters() -> None:
         ("eval_opponents=[wizard]", ["'eval_opponents'", "wizard"]),
     ],
 )
-def test_bad_agent_spec_fails_when_the_config_is_built(override: str, words: list[str]) -> None:
+def test_bad_agent_spec_fails_before_the_run_starts(override: str, words: list[str]) -> None:
+    from zavandor_env.train.config import check_run
+
     with pytest.raises(TrainConfigError) as info:
-        load_config(None, [override])
+        check_run(load_config(None, [override]))
     assert all(w in str(info.value) for w in words), str(info.value)
+
+
+# ---- the sections and the keys of old flat configs --------------------------------------------
+def test_old_flat_keys_load_into_their_sections() -> None:
+    from zavandor_env.train.config import default_value, from_dict
+
+    cfg = from_dict({"backend": "exit", "exit_games": 3, "learning_rate": 0.1, "n_envs": 4,
+                     "num_env_runners": 2})
+    assert cfg.trainer == "exit" and cfg.exit.games == 3 and cfg.exit.learning_rate == 0.1
+    assert cfg.ppo.learning_rate == default_value("ppo.learning_rate")
+    assert cfg.ppo.n_envs == 4 and cfg.rllib.num_env_runners == 2
+    assert from_dict({"backend": "sb3"}).trainer == "ppo"
+    assert from_dict({"learning_rate": 0.1}).ppo.learning_rate == 0.1  # the trainer's section
+
+
+def test_set_takes_the_old_and_the_new_key_names() -> None:
+    cfg = load_config(CONFIGS / "exit_2p.yaml", [
+        "exit_games=3", "exit.iterations=8", "exit_search.rollout=heuristic",
+        "exit.search.rollout_steps=50", "ppo.n_envs=4", "learning_rate=0.5"])
+    assert (cfg.exit.games, cfg.exit.iterations, cfg.ppo.n_envs) == (3, 8, 4)
+    assert cfg.exit.search == {"rollout": "heuristic", "rollout_steps": 50}
+    assert cfg.exit.learning_rate == 0.5
+    with pytest.raises(TrainConfigError, match="dotted sub-keys"):
+        load_config(None, ["ppo.n_envs.x=4"])
+    assert load_config(CONFIGS / "quick.yaml", ["backend=exit"]).trainer == "exit"
+
+
+@pytest.mark.parametrize("folder", sorted((CONFIGS.parent / "train" / "checkpoints").iterdir()))
+def test_every_shipped_checkpoint_config_loads_and_round_trips(folder: Path,
+                                                              tmp_path: Path) -> None:
+    cfg = load_config(folder / "config.yaml")
+    again = write(tmp_path, cfg.to_yaml())
+    assert load_config(again).to_dict() == cfg.to_dict()
+    assert set(cfg.to_dict()) & {"ppo", "exit", "rllib"} == {
+        {"ppo": "ppo", "exit": "exit"}[cfg.trainer]}  # only the section its trainer reads
+
+
+def test_an_old_engine_choice_is_said_once_and_ignored(capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = load_config(None, ["vec_env=subproc"])
+    err = capsys.readouterr().err
+    assert "vec_env" in err and "ignored" in err and len(err.strip().splitlines()) == 1
+    assert "vec_env" not in cfg.to_yaml()
+    load_config(None, ["vec_env=auto"])  # what runs anyway: nothing to say
+    assert capsys.readouterr().err == ""
+
+
+def test_building_a_config_builds_no_environment_agent_or_search() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from zavandor_env.train.config import load_config; "
+            "[load_config(f'configs/{n}.yaml') for n in ('quick', 'exit_2p', 'rllib_quick')]; "
+            "print(sorted(m for m in sys.modules if m.startswith(('zavandor_env.envs', "
+            "'zavandor_env.agents.netsearch', 'torch', 'stable_baselines3', 'ray'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=CONFIGS.parent, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,87 +1,76 @@
-"""The training environment (pool opponents per episode, statistics, the env's own rewards)
-and the evaluation on the one game driver."""
+"""The training environment (the native SB3 VecEnv with pool opponents per episode, the
+charts' statistics, the env's own rewards), the config's way to it, and the evaluation on the
+one game driver."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from zavandor_env.agents.policy_file import NumpyPolicy
-from zavandor_env.encoding.observation import OBS_SIZE
-from zavandor_env.engine import GameConfig
-from zavandor_env.engine.actions import NUM_ACTIONS
-from zavandor_env.envs import SingleAgentEnv
-from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES, make_training_env
-from zavandor_env.train import evaluate as evaluate_module
-from zavandor_env.train.config import TrainConfig
-from zavandor_env.train.evaluate import evaluate
-from zavandor_env.train.opponents import PoolSpec
+pytest.importorskip("stable_baselines3")
+
+from zavandor_env.agents.policy_file import NumpyPolicy  # noqa: E402
+from zavandor_env.encoding.observation import OBS_SIZE  # noqa: E402
+from zavandor_env.engine import GameConfig  # noqa: E402
+from zavandor_env.engine.actions import NUM_ACTIONS  # noqa: E402
+from zavandor_env.envs.opponents import PoolSpec  # noqa: E402
+from zavandor_env.envs.sb3 import NativeVecEnv  # noqa: E402
+from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES  # noqa: E402
+from zavandor_env.train.common import evaluate as evaluate_module  # noqa: E402
+from zavandor_env.train.common.env_factory import make_native_vec_env  # noqa: E402
+from zavandor_env.train.common.evaluate import evaluate  # noqa: E402
+from zavandor_env.train.config import TrainConfig  # noqa: E402
+from zavandor_env.train.ppo.config import PPOConfig  # noqa: E402
 
 # Cut off after 12 decisions; no overbidding, so no one is put out of the game before that.
 SHORT_GAME = {"max_decisions": 12, "allow_overbid": False}
 
 
-def run_episode(env, rng):
+def one_game_env(weights: dict[str, float], seed: int = 0, **options) -> NativeVecEnv:  # noqa: ANN003
+    return NativeVecEnv(1, PoolSpec(weights), seed=seed, **options)
+
+
+def run_episodes(env: NativeVecEnv, episodes: int, seed: int = 0) -> list[float]:
+    """Random legal learner moves until ``episodes`` games ended; each game's total reward."""
+    rng = np.random.default_rng(seed)
     env.reset()
-    total = 0.0
-    while True:
-        mask = env.action_masks()
-        _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
-        total += reward
-        if terminated or truncated:
-            return total, terminated, truncated, info
-
-
-def test_truncated_game_is_priced_by_the_env_and_reported_as_terminal() -> None:
-    cfg = TrainConfig(game=SHORT_GAME, vp_delta=0.0, truncation_reward=-1.0, step_reward=0.0,
-                      opponent_weights={"random": 1.0})
-    env = make_training_env(cfg, PoolSpec(cfg.opponent_weights), 0)()
-    total, terminated, truncated, _ = run_episode(env, np.random.default_rng(0))
-    assert (terminated, truncated) == (True, False)
-    assert total == -1.0
-    [episode] = env.pop_stats()["episodes"]
-    assert not episode["terminated"] and episode["winners"] == []  # cut off: nobody won
+    totals, total = [], 0.0
+    while len(totals) < episodes:
+        mask = env.action_masks()[0]
+        _, rewards, dones, _ = env.step(np.array([rng.choice(np.flatnonzero(mask))]))
+        total += float(rewards[0])
+        if dones[0]:
+            totals.append(total)
+            total = 0.0
+    return totals
 
 
 def test_step_reward_reaches_every_learner_decision() -> None:
-    cfg = TrainConfig(game=SHORT_GAME, vp_delta=0.0, step_reward=-0.25, truncation_reward=0.0,
-                      opponent_weights={"random": 1.0})
-    env = make_training_env(cfg, PoolSpec(cfg.opponent_weights), 0)()
-    total, _, _, _ = run_episode(env, np.random.default_rng(0))
-    decisions = int(env.pop_stats()["blocks"].sum())
+    env = one_game_env({"random": 1.0}, step_reward=-0.25, truncation_reward=0.0, **SHORT_GAME)
+    [total] = run_episodes(env, 1)
+    decisions = int(env.pop_stats()[0]["blocks"].sum())
     assert decisions > 0
     assert total == pytest.approx(-0.25 * decisions)
 
 
-def test_training_env_adds_no_reward_of_its_own() -> None:
-    """Training passes the reward settings to the env by name and never redefines them."""
+def test_the_configs_reward_and_rule_options_reach_the_training_env() -> None:
     cfg = TrainConfig(game={"max_decisions": 60}, vp_delta=0.01, step_reward=-0.125,
-                      truncation_reward=-3.0, opponent_weights={"random": 1.0}, learner_seat=0)
-    training = make_training_env(cfg, PoolSpec(cfg.opponent_weights), 0)()
-    bare = SingleAgentEnv(num_players=2, learner_seat=0, opponents=None,  # random, as the pool
-                          **cfg.env_options())
-    training.reset(seed=5)
-    bare.reset(seed=5)
-    rng = np.random.default_rng(3)
-    while True:
-        action = int(rng.choice(np.flatnonzero(bare.action_masks())))
-        _, mine, done, _, _ = training.step(action)
-        _, theirs, terminated, truncated, _ = bare.step(action)
-        assert mine == theirs
-        assert done == (terminated or truncated)
-        if done:
-            break
+                      truncation_reward=-3.0, opponent_weights={"random": 1.0}, learner_seat=1,
+                      ppo=PPOConfig(n_envs=2))
+    env = make_native_vec_env(cfg, PoolSpec(cfg.opponent_weights))
+    assert env.num_envs == 2 and env.num_players == cfg.num_players
+    assert env.venv.reward_config.to_dict() == {"reward": "win", "vp_delta": 0.01,
+                                                "step_reward": -0.125,
+                                                "truncation_reward": -3.0,
+                                                "illegal_reward": -1.0}
+    assert env.venv.config.max_decisions == 60 and env.venv.learner_seat == 1
 
 
 def test_opponents_are_redrawn_every_episode_and_labelled() -> None:
-    cfg = TrainConfig(num_players=3, game={"max_decisions": 40},
-                      opponent_weights={"random": 1.0, "heuristic": 1.0})
-    env = make_training_env(cfg, PoolSpec(cfg.opponent_weights), 0)()
-    rng = np.random.default_rng(1)
+    env = one_game_env({"random": 1.0, "heuristic": 1.0}, num_players=3, max_decisions=40)
+    run_episodes(env, 12, seed=1)
     seen = set()
-    for _ in range(12):
-        run_episode(env, rng)
-    for episode in env.pop_stats()["episodes"]:
+    for episode in env.pop_stats()[0]["episodes"]:
         labels = episode["labels"]
         assert labels[episode["seat"]] == "learner" and labels.count("learner") == 1
         seen.add(tuple(sorted(set(labels) - {"learner"})))
@@ -90,13 +79,9 @@ def test_opponents_are_redrawn_every_episode_and_labelled() -> None:
 
 def test_any_registry_agent_spec_is_a_training_opponent() -> None:
     """A spec string names the agent and its parameters; train/ needs no edit per agent."""
-    cfg = TrainConfig(game={"max_decisions": 30}, opponent_weights={"pass": 1.0,
-                                                                     "mcts:iterations=2": 1.0})
-    env = make_training_env(cfg, PoolSpec(cfg.opponent_weights), 0)()
-    rng = np.random.default_rng(2)
-    for _ in range(8):
-        run_episode(env, rng)
-    labels = {lab for e in env.pop_stats()["episodes"] for lab in e["labels"]}
+    env = one_game_env({"pass": 1.0, "mcts:iterations=2": 1.0}, max_decisions=30)
+    run_episodes(env, 8, seed=2)
+    labels = {lab for e in env.pop_stats()[0]["episodes"] for lab in e["labels"]}
     assert labels == {"learner", "pass", "mcts(iterations=2)"}
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from zavandor_env.train.export import (
+from zavandor_env.train.ppo.export import (
     NumpyPolicy,
     PolicyFileError,
     load_policy,

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from zavandor_env.agents.policy_file import NumpyPolicy, load_policy, save_policy
-from zavandor_env.envs.training import build_env
+from zavandor_env.train.common.env_factory import build_env
 from zavandor_env.train.config import TrainConfig, TrainConfigError, load_config
-from zavandor_env.train.export import policy_from_sb3, policy_into_sb3
-from zavandor_env.train.selfplay import latest_checkpoint, make_model, train
+from zavandor_env.train.ppo.export import policy_from_sb3, policy_into_sb3
+from zavandor_env.train.ppo.selfplay import latest_checkpoint, make_model, train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 #: One rollout of 2 envs x 64 decisions, one checkpoint, no evaluation: seconds on 2 cores.
@@ -258,7 +258,7 @@ def test_the_cli_reports_a_missing_file_in_one_line(
 @pytest.mark.parametrize(("overrides", "expected"), [
     (["init_policy=''"], "must be a path"),
     (["init_policy=5"], "must be a string"),
-    (["backend=rllib", "init_policy=x.npz"], "backend rllib"),
+    (["backend=rllib", "init_policy=x.npz"], "trainer rllib"),
 ])
 def test_bad_values_are_config_errors(overrides: list[str], expected: str) -> None:
     with pytest.raises(TrainConfigError, match=f"'init_policy'.*{expected}"):
@@ -268,7 +268,7 @@ def test_bad_values_are_config_errors(overrides: list[str], expected: str) -> No
 def test_a_relative_path_is_taken_from_the_current_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from zavandor_env.train.init_policy import read_init_policy
+    from zavandor_env.train.common.init_policy import read_init_policy
 
     exported(tmp_path / "p.npz", seed=3)
     monkeypatch.chdir(tmp_path)

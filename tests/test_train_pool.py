@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from zavandor_env.train.callbacks import Schedule
-from zavandor_env.train.opponents import PoolSpec
-from zavandor_env.train.rating import PoolRating
+from zavandor_env.envs.opponents import PoolSpec
+from zavandor_env.train.common.rating import PoolRating
+from zavandor_env.train.common.run import Schedule
 
 
 def test_draw_follows_the_weights() -> None:

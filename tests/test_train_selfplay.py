@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from zavandor_env.envs.training import BLOCK_NAMES
-from zavandor_env.train.checkpointing import (
+from zavandor_env.train.common.checkpointing import (
     PARTIAL,
     CheckpointError,
     list_checkpoints,
     read_checkpoint,
 )
 from zavandor_env.train.config import load_config
-from zavandor_env.train.selfplay import TrainingInterrupted, latest_checkpoint, train
+from zavandor_env.train.ppo.selfplay import TrainingInterrupted, latest_checkpoint, train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 pytestmark = pytest.mark.slow
@@ -115,17 +115,17 @@ def test_resume_of_a_folder_without_checkpoint_is_a_clear_error(tmp_path: Path) 
         train(resume=tmp_path)
 
 
-def test_subprocess_environments_train_and_receive_pool_snapshots(tmp_path: Path) -> None:
+def test_the_environments_receive_the_pool_snapshots(tmp_path: Path) -> None:
     cfg = load_config(CONFIGS / "quick.yaml", [
-        f"runs_dir={tmp_path}", "progress_bar=false", "vec_env=subproc", "n_steps=128",
-        "batch_size=64", "total_timesteps=768", "snapshot_every=256", "eval_games=0",
+        f"runs_dir={tmp_path}", "progress_bar=false", "ppo.n_steps=128",
+        "ppo.batch_size=64", "ppo.total_timesteps=768", "snapshot_every=256", "eval_games=0",
         "opponent_weights={snapshot: 1.0}",
     ])
     run_dir = train(cfg)
     data, _ = scalars(run_dir)
     assert data["pool/snapshots"][-1][1] == 2
     assert data["charts/illegal_actions"][-1][1] == 0
-    # After the first snapshot every opponent is one: the workers got the pool.
+    # After the first snapshot every opponent is one: the environments got the pool.
     assert "charts/winrate_train_vs_snap" in data
 
 
@@ -144,7 +144,7 @@ def test_publish_writes_weights_config_and_figures_only(
     quick_run: Path, tmp_path: Path
 ) -> None:
     from zavandor_env.agents import PolicyAgent
-    from zavandor_env.train.publish import publish
+    from zavandor_env.train.common.publish import publish
 
     out = tmp_path / "published"
     figures = publish(quick_run, out, games=2)
@@ -347,7 +347,7 @@ def test_resume_with_another_net_arch_is_a_clear_error(tmp_path: Path) -> None:
 def test_ctrl_c_between_updates_saves_a_checkpoint_and_says_how_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zavandor_env.train.callbacks import SelfPlayCallback
+    from zavandor_env.train.ppo.callbacks import SelfPlayCallback
 
     real_on_step = SelfPlayCallback._on_step
 

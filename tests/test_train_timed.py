@@ -1,4 +1,5 @@
-"""``keep_policy_minutes`` (``train/timed.py``): the learner's policy kept at wall-clock marks,
+"""``keep_policy_minutes`` (``train/common/timed.py``): the learner's policy kept at wall-clock
+marks,
 the one in force when each mark went by, for learning curves at equal time; across
 ``--resume`` the marks are on the run's clock, which goes on from the checkpoint's minutes, and
 a policy kept at a mark is never replaced by a later one."""
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from zavandor_env.train.timed import STATE_KEY, TimedPolicies, timed_policy_name
+from zavandor_env.train.common.timed import STATE_KEY, TimedPolicies, timed_policy_name
 
 
 class FakeClock:
@@ -61,7 +62,7 @@ def test_the_file_names_read_as_minutes() -> None:
 @pytest.mark.parametrize("changes, words", [
     ({"keep_policy_minutes": [0]}, "keep_policy_minutes"),
     ({"keep_policy_minutes": [-1.0]}, "keep_policy_minutes"),
-    ({"keep_policy_minutes": [15], "backend": "rllib"}, "backend rllib"),
+    ({"keep_policy_minutes": [15], "backend": "rllib"}, "trainer rllib"),
 ])
 def test_a_bad_mark_is_one_line_naming_the_key(changes: dict[str, Any], words: str) -> None:
     from zavandor_env.train.config import TrainConfigError, from_dict
@@ -111,7 +112,7 @@ def test_the_run_clock_goes_on_from_the_checkpoints_minutes(tmp_path: Path) -> N
 
 
 def test_a_checkpoints_minutes_must_be_a_finite_count(tmp_path: Path) -> None:
-    from zavandor_env.train.checkpointing import CheckpointError, read_state
+    from zavandor_env.train.common.checkpointing import CheckpointError, read_state
 
     for bad in (-1.0, "3", None, True):
         (tmp_path / "state.json").write_text(json.dumps(
@@ -148,7 +149,7 @@ def _check_resumed(run: Path, before: dict[str, bytes], minutes: float) -> None:
 def test_an_exit_resume_keeps_the_marks_of_the_first_invocation(
         tmp_path: Path, minute_per_reading_marks: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.test_exit import PriorSearch, _cli, _run_dir, _write
-    from zavandor_env.train import exit as exit_mod
+    from zavandor_env.train.exit import selfplay as exit_mod
 
     monkeypatch.setattr(exit_mod, "make_search",
                         lambda policy, params: PriorSearch(policy, **params))
@@ -163,7 +164,7 @@ def test_a_ppo_resume_keeps_the_marks_of_the_first_invocation(
         tmp_path: Path, minute_per_reading_marks: None) -> None:
     pytest.importorskip("sb3_contrib")
     from zavandor_env.train.config import load_config
-    from zavandor_env.train.selfplay import train
+    from zavandor_env.train.ppo.selfplay import train
 
     quick = Path(__file__).resolve().parent.parent / "configs" / "quick.yaml"
     cfg = load_config(quick, [

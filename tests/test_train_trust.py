@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.hostile import crafted_sb3_zip
-from zavandor_env.train.checkpointing import (
+from zavandor_env.train.common.checkpointing import (
     CheckpointError,
     CheckpointWriter,
     SaveError,
@@ -185,7 +185,7 @@ def test_a_checkpoint_folder_symlinked_from_elsewhere_is_not_resumed(tmp_path: P
 
 # ---- the record of resumes -------------------------------------------------------------------
 def test_the_resume_record_replaces_a_symlink_or_an_oversized_file(tmp_path: Path) -> None:
-    from zavandor_env.train.checkpointing import MAX_RESUMES_BYTES, RESUMES
+    from zavandor_env.train.common.checkpointing import MAX_RESUMES_BYTES, RESUMES
 
     run = tmp_path / "run"
     run.mkdir()
@@ -242,8 +242,7 @@ def test_a_save_that_fails_leaves_no_partial_folder_and_the_previous_checkpoint(
 def test_a_failed_latest_pointer_undoes_the_new_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from zavandor_env.train import checkpointing
-
+    from zavandor_env.train.common import checkpointing
     run_dir = crafted_run(tmp_path)
     previous = read_checkpoint(run_dir / "checkpoints" / STEP, run_dir / "pool")
     monkeypatch.setattr(checkpointing, "write_text_atomic", _full_disk)
@@ -286,7 +285,7 @@ def test_a_zip_bomb_model_is_refused_from_its_declared_size(tmp_path: Path) -> N
 def test_an_export_of_a_zip_bomb_is_refused_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from zavandor_env.train.export import main
+    from zavandor_env.train.ppo.export import main
 
     _bomb_model_zip(tmp_path / "bomb.zip")
     assert main([str(tmp_path / "bomb.zip")]) == 1

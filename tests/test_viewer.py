@@ -78,7 +78,7 @@ def test_frames_follow_the_replay_decision_by_decision(replay_2p: dict[str, Any]
     pool.pieces = data.pieces
     game = Game.new(Game.from_replay_record(replay_2p).config, replay_2p["seed"])
     for i, frame in enumerate(data.frames):
-        assert frame["vp"] == game.scores() and frame["round"] == game.read_state().round
+        assert frame["vp"] == game.scores() and frame["round"] == game.state.round
         if i % 37 == 0 or i == len(actions):  # the pictures are the slow part: a sample
             assert pool.decode(frame["svg"]) == to_svg(game)
         if i == len(actions):
@@ -254,7 +254,7 @@ def test_sb3_export_carries_the_critic_and_explains_like_the_model(tmp_path: Pat
     from sb3_contrib import MaskablePPO
 
     from zavandor_env.envs import SingleAgentEnv
-    from zavandor_env.train.export import policy_from_sb3, policy_from_sb3_zip
+    from zavandor_env.train.ppo.export import policy_from_sb3, policy_from_sb3_zip
 
     env = SingleAgentEnv(num_players=2)
     model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=16, batch_size=16,

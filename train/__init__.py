@@ -1,12 +1,18 @@
-"""Self-play training for zavandor-env: MaskablePPO against an opponent pool, with TensorBoard.
+"""Training for zavandor-env: three trainers over a small common core, each in its own package.
 
-Entry points: ``zavandor train`` (:mod:`train.cli`) and :func:`train.selfplay.train`.
-Modules: ``config`` (TrainConfig + YAML), ``selfplay`` (the run), ``checkpointing``
-(kill-safe checkpoints, pickle-free resume), ``envs`` (training environments and their
-statistics), ``opponents`` / ``pool`` (snapshots, agent specs and the per-episode draw),
-``callbacks`` (charts, evaluation, checkpoints), ``evaluate`` (on the one game driver),
-``rating``, ``export`` (an SB3 actor -> weights-only policy file) and ``publish`` (a run -> a
-committed checkpoint folder).  Importing this package imports nothing heavy.
+- ``config``: the training config (the common keys and one section per trainer) and its YAML;
+- ``common/``: what every trainer shares: the run folder and its life (``run``), kill-safe
+  checkpoints with a pickle-free resume (``checkpointing``), the evaluation on the one game
+  driver (``evaluate``), the charts of the training games (``charts``), the opponent pool
+  (``pool``), the rating, the wall-clock policies (``timed``), the warm start
+  (``init_policy``), the environments of a config (``env_factory``) and ``publish``;
+- ``ppo/``: self-play MaskablePPO (``selfplay``, its SB3 ``callbacks``, the SB3 <-> ``.npz``
+  ``export``);
+- ``exit/``: expert iteration (``run``, ``selfplay`` games, the ``model``, ``checkpoint``);
+- ``rllib/``: RLlib PPO on Ray;
+- ``cli``: ``zavandor train``.
+
+Importing this package imports nothing heavy.
 """
 
 if __name__ == "train":  # the repository's folder imported by its own name: an alias, no copy

@@ -1,4 +1,5 @@
-"""``zavandor train``: the command-line face of :func:`train.selfplay.train`, for a config
+"""``zavandor train``: the command-line face of :func:`zavandor_env.train.ppo.selfplay.train`, for
+a config
 with ``backend: rllib`` of :func:`train.rllib.run.train_rllib`, and for ``backend: exit`` of
 :func:`train.exit.train_exit` (expert iteration).
 
@@ -11,7 +12,9 @@ one line saying how to resume and exit code 130.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from zavandor_env.extras import MissingExtraError, require
@@ -24,9 +27,9 @@ EXIT_INTERRUPTED = 130
 DESCRIPTION = (
     "Trains a policy by self-play and writes a run folder (runs/<name>__<seed>__<date-time>: "
     "config.yaml, kill-safe checkpoints, TensorBoard logs, policy.npz and eval.json).  The "
-    "config's backend chooses the trainer: MaskablePPO against a pool of its own snapshots "
-    "and agent specs (default), RLlib PPO on Ray (backend: rllib) or expert iteration "
-    "(backend: exit).  No arguments: configs/quick.yaml, a short run.  The run folder is "
+    "config's trainer key chooses the trainer: MaskablePPO against a pool of its own "
+    "snapshots and agent specs (default), RLlib PPO on Ray (trainer: rllib) or expert "
+    "iteration (trainer: exit).  No arguments: configs/quick.yaml, a short run.  The run folder is "
     "printed at the start; at the end, the commands that evaluate and publish the policy.  "
     "Ctrl-C saves a checkpoint and prints the command that resumes.")
 
@@ -72,7 +75,7 @@ def epilog() -> str:
         "  # the 2-player self-play run (about an hour on 2 cores), quietly",
         "  zavandor train --config configs/selfplay_2p.yaml --quiet",
         "  # any config key changed on the command line",
-        "  zavandor train --set total_timesteps=1e5 --set game.max_rounds=40",
+        "  zavandor train --set ppo.total_timesteps=1e5 --set game.max_rounds=40",
     ])
 
 
@@ -82,15 +85,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="training config (default: configs/quick.yaml, a short run; the "
                         "shipped ones are listed below)")
     parser.add_argument("--set", dest="overrides", metavar="KEY=VALUE", action="append",
-                        default=[], help="change any config key, e.g. --set total_timesteps=1e5 "
+                        default=[], help="change any config key, e.g. --set "
+                        "ppo.total_timesteps=1e5 "
                         "--set game.max_rounds=40 --set opponent_weights.mcts:iterations=16=0.2 "
                         "(repeatable)")
     parser.add_argument("--resume", metavar="RUN_DIR", default=None,
                         help="continue a run from its newest intact checkpoint (its config.yaml "
-                        "is used; --set still applies, e.g. a larger total_timesteps); only "
+                        "is used; --set still applies, e.g. a larger ppo.total_timesteps); only "
                         "tensors and JSON are read from the checkpoint, never pickled code")
     parser.add_argument("--address", metavar="ADDR", default=None,
-                        help="backend rllib only: join a running Ray cluster ('auto' on one of "
+                        help="trainer rllib only: join a running Ray cluster ('auto' on one of "
                         "its nodes, or ray://HEAD:10001); default: start a local Ray for the "
                         "run and stop it afterwards (see docs/scaling.md)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar (none is drawn "
@@ -144,9 +148,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from zavandor_env.train.checkpointing import CheckpointError
+    from zavandor_env.train.common.checkpointing import CheckpointError
     from zavandor_env.train.config import TrainConfigError, default_config_path, load_config
-    from zavandor_env.train.exit import SelfPlayError
+    from zavandor_env.train.exit.selfplay import SelfPlayError
     from zavandor_env.train.rllib import RayConnectionError, RayMissingError
 
     overrides = list(args.overrides)
@@ -159,27 +163,15 @@ def _run(args: argparse.Namespace) -> int:
         if args.resume is None:
             path = args.config if args.config is not None else default_config_path()
             cfg = load_config(path, overrides)
-            backend = cfg.backend
+            trainer = cfg.trainer
         else:
-            from zavandor_env.train.selfplay import load_run_config
+            from zavandor_env.train.common.run import load_run_config
 
             cfg = None
-            backend = load_run_config(Path(args.resume), overrides).backend
+            trainer = load_run_config(Path(args.resume), overrides).trainer
             print(f"run folder: {args.resume} (resuming)", flush=True)  # a new one: once made
-        if backend == "rllib":
-            run_dir = _run_rllib(cfg, args.resume, overrides, address)
-        elif address is not None:
-            return _error("--address joins a Ray cluster: it needs a config with backend: rllib")
-        elif backend == "exit":
-            from zavandor_env.train.exit import train_exit
-
-            run_dir = train_exit(cfg, resume=args.resume,
-                                 overrides=overrides if args.resume else None)
-        else:
-            from zavandor_env.train.selfplay import train
-
-            run_dir = train(cfg, resume=args.resume,
-                            overrides=overrides if args.resume else None)
+        train = _trainer(trainer, address)
+        run_dir = train(cfg, resume=args.resume, overrides=overrides if args.resume else None)
     except TrainConfigError as exc:
         return _error(short_config_error(str(exc), overrides))
     except (CheckpointError, FileNotFoundError, RayMissingError, RayConnectionError,
@@ -192,17 +184,29 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_rllib(cfg: object, resume: str | None, overrides: list[str],
-               address: str | None) -> Path:
-    """The rllib backend, or :class:`RayMissingError` naming the ``[ray]`` extra."""
-    from zavandor_env.train.rllib import RayMissingError, ray_available
+def _trainer(name: str, address: str | None) -> Callable[..., Path]:
+    """The training function of trainer ``name`` (imported now: the RL stack is heavy), or a
+    one-line error: RLlib without the ``[ray]`` extra, ``--address`` without RLlib."""
+    from zavandor_env.train.config import TrainConfigError
 
-    if not ray_available():
-        raise RayMissingError("backend rllib")
-    from zavandor_env.train.rllib.run import train_rllib
+    if name == "rllib":
+        from zavandor_env.train.rllib import RayMissingError, ray_available
 
-    return train_rllib(cfg, resume=resume,  # type: ignore[arg-type]
-                       overrides=overrides if resume else None, address=address)
+        if not ray_available():
+            raise RayMissingError("trainer rllib")
+        from zavandor_env.train.rllib.run import train_rllib
+
+        return functools.partial(train_rllib, address=address)
+    if address is not None:
+        raise TrainConfigError("--address joins a Ray cluster: it needs a config with "
+                               "trainer: rllib")
+    if name == "exit":
+        from zavandor_env.train.exit.run import train_exit
+
+        return train_exit
+    from zavandor_env.train.ppo.selfplay import train
+
+    return train
 
 
 def report(run_dir: Path) -> None:

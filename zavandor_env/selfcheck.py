@@ -1,12 +1,13 @@
-"""Differential check of the two engine backends: the same games on both, compared after every
-decision (``zavandor selfcheck``; ``tests/test_native_core.py`` runs it in CI).
+"""Differential check of the C++ core against its oracle, the Python rules: the same games on
+both, compared after every decision (``zavandor selfcheck``; ``tests/test_native_core.py`` runs
+it in CI).
 
-Each game is played on the Python engine and on the native core from the same config and seed.
+Each game is played on the oracle and on the core from the same config and seed.
 Before the first decision and after every one, the check compares the legal actions, the whole
 state (``to_dict()``: every field, the random generator included) and the scores; the first
 difference stops the check with the decision, the path of the differing field and both values.
-Along the way it also crosses the backends' other entry points: the native game is now and then
-replaced by its clone, or by a copy loaded from the Python game's JSON, and some round ends
+Along the way it also crosses the core's other entry points: the core's game is now and then
+replaced by its clone, or by a copy loaded from the oracle game's JSON, and some round ends
 stop (``stop_at_round_end``) and continue with ``advance()``.
 
 Who plays: ``random`` (uniform legal actions), ``thrifty`` (mostly passes and ends turns, so
@@ -24,6 +25,7 @@ from typing import Any
 
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import END_TURN, PASS
+from zavandor_env.engine.oracle import OracleGame
 
 #: Rule-option variants every check cycles through (the first is the rulebook's defaults).
 _CHOSEN_VARIANTS: tuple[dict[str, Any], ...] = (
@@ -38,7 +40,7 @@ _CHOSEN_VARIANTS: tuple[dict[str, Any], ...] = (
 
 def _every_option_flipped(chosen: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
     """``chosen`` plus one variant per boolean GameConfig option that none of them flips, so a
-    new rule option is checked on both backends without being listed here."""
+    new rule option is checked on both without being listed here."""
     flipped = {name for variant in chosen for name in variant}
     extra = tuple({f.name: not f.default} for f in fields(GameConfig)
                   if isinstance(f.default, bool) and f.name not in flipped)
@@ -51,8 +53,9 @@ POLICIES = ("random", "thrifty", "heuristic")
 Policy = Callable[[Game, random.Random], int]
 
 
-class BackendMismatch(AssertionError):
-    """The backends disagree; the message says where (game, decision, field, both values)."""
+class OracleMismatch(AssertionError):
+    """The core and the oracle disagree; the message says where (game, decision, field, both
+    values)."""
 
 
 @dataclass
@@ -68,8 +71,8 @@ class SelfcheckReport:
         counts = ", ".join(f"{n}p {self.games[n]} games / {self.decisions[n]:,} decisions"
                            for n in sorted(self.games))
         total = sum(self.decisions.values())
-        return (f"backends identical: {counts}; {self.ended_by_rules} games ended by the rules; "
-                f"{total:,} decisions compared in {self.seconds:.1f} s")
+        return (f"core and oracle identical: {counts}; {self.ended_by_rules} games ended by "
+                f"the rules; {total:,} decisions compared in {self.seconds:.1f} s")
 
 
 def first_difference(a: Any, b: Any, path: str = "state") -> str | None:
@@ -132,44 +135,44 @@ def _policy(name: str) -> Policy:
     raise ValueError(f"unknown policy {name!r}; choose from {list(POLICIES)}")
 
 
-def _compare(python: Game, native: Game, where: str) -> None:
-    legal_p, legal_n = python.legal_actions(), native.legal_actions()
-    if legal_p != legal_n:
-        raise BackendMismatch(f"{where}: legal actions differ: python {legal_p} native {legal_n}")
-    saved_p, saved_n = python.to_dict(), native.to_dict()
-    if saved_p != saved_n:  # the walk only runs to say where
-        raise BackendMismatch(f"{where}: {first_difference(saved_p, saved_n)}")
-    if python.scores() != native.scores():
-        raise BackendMismatch(f"{where}: scores {python.scores()} != {native.scores()}")
+def _compare(oracle: Game, core: Game, where: str) -> None:
+    legal_o, legal_c = oracle.legal_actions(), core.legal_actions()
+    if legal_o != legal_c:
+        raise OracleMismatch(f"{where}: legal actions differ: oracle {legal_o} core {legal_c}")
+    saved_o, saved_c = oracle.to_dict(), core.to_dict()
+    if saved_o != saved_c:  # the walk only runs to say where
+        raise OracleMismatch(f"{where}: {first_difference(saved_o, saved_c)}")
+    if oracle.scores() != core.scores():
+        raise OracleMismatch(f"{where}: scores {oracle.scores()} != {core.scores()}")
 
 
 def check_game(config: GameConfig, seed: int, policies: Sequence[Policy],
                rng: random.Random) -> tuple[int, bool]:
-    """Play one game on both backends, comparing after every decision; returns (decisions,
-    ended by the rules).  Raises :class:`BackendMismatch` at the first difference."""
-    python = Game.new(config, seed, backend="python")
-    native = Game.new(config, seed, backend="native")
+    """Play one game on the oracle and on the core, comparing after every decision; returns
+    (decisions, ended by the rules).  Raises :class:`OracleMismatch` at the first difference."""
+    oracle: Game = OracleGame.new(config, seed)
+    core = Game.new(config, seed)
     label = f"{config.num_players}p seed {seed} {_options(config)}"
-    _compare(python, native, f"{label}, start")
+    _compare(oracle, core, f"{label}, start")
     decisions = 0
-    while not python.is_over:
-        action = policies[python.current_player](python, rng)
+    while not oracle.is_over:
+        action = policies[oracle.current_player](oracle, rng)
         stop = rng.random() < 0.2
-        python.apply(action, stop_at_round_end=stop)
-        native.apply(action, stop_at_round_end=stop)
+        oracle.apply(action, stop_at_round_end=stop)
+        core.apply(action, stop_at_round_end=stop)
         decisions += 1
         where = f"{label}, decision {decisions} (action {action})"
-        _compare(python, native, where)
-        if python.at_round_end:
-            python.advance()
-            native.advance()
-            _compare(python, native, f"{where}, after advance()")
+        _compare(oracle, core, where)
+        if oracle.at_round_end:
+            oracle.advance()
+            core.advance()
+            _compare(oracle, core, f"{where}, after advance()")
         crossing = rng.random()
         if crossing < 0.01:
-            native = native.clone()
+            core = core.clone()
         elif crossing < 0.02:
-            native = Game.from_json(python.to_json(), backend="native")
-    return decisions, python.terminated
+            core = Game.from_json(oracle.to_json())
+    return decisions, oracle.terminated
 
 
 def _options(config: GameConfig) -> str:
@@ -186,14 +189,10 @@ def run_selfcheck(
     progress: Callable[[Iterator[Any]], Iterator[Any]] | None = None,
     min_decisions: int = 0,
 ) -> SelfcheckReport:
-    """``games`` games per player count on both backends (more, until ``min_decisions``
-    decisions per player count were compared), cycling through the rule :data:`VARIANTS` and
-    the seat policies; raises :class:`BackendMismatch` at the first difference, else returns
-    what was covered."""
-    from zavandor_env.engine import native_available, native_status
-
-    if not native_available():
-        raise RuntimeError(native_status())
+    """``games`` games per player count on the oracle and the core (more, until
+    ``min_decisions`` decisions per player count were compared), cycling through the rule
+    :data:`VARIANTS` and the seat policies; raises :class:`OracleMismatch` at the first
+    difference, else returns what was covered (``RuntimeError`` without the core)."""
     made = {name: _policy(name) for name in policies}
     report = SelfcheckReport()
     start = time.perf_counter()

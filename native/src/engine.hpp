@@ -86,10 +86,57 @@ struct Core {
     nlegal = zav::skip_forced(s, stop_at_round_end, legal);
     legal_valid = true;
   }
+  bool is_legal(int action) {
+    const int n = refresh_legal();
+    for (int i = 0; i < n; ++i)
+      if (legal[i] == action) return true;
+    return false;
+  }
+  // Game.apply for a legal action: record it, the decision, then the forced ones.
+  void apply(int action, bool stop_at_round_end) {
+    s.history.push_back(action);
+    zav::step(s, action, stop_at_round_end);
+    skip_forced_and_cache(stop_at_round_end);
+  }
+  // Game.advance at a round end: the next round, then its forced decisions.
+  void advance(bool stop_at_round_end) {
+    zav::start_round(s);
+    skip_forced_and_cache(stop_at_round_end);
+  }
+  // A new game from a seeded generator (random.Random(seed)), as Game.new.
+  void new_game(const zav::Config& config, const zav::PyRandom& seeded) {
+    zav::new_state(s, config, seeded);
+    skip_forced_and_cache(false);
+  }
+  // Uniformly random legal actions (legal[randbelow(len)] from rng) until the game is over or
+  // max_decisions (< 0: no limit) are taken, through round ends; returns the decisions taken.
+  long long play_random(zav::PyRandom& rng, long long max_decisions) {
+    long long taken = 0;
+    while (max_decisions < 0 || taken < max_decisions) {
+      if (s.phase == zav::ROUND_END) {
+        advance(false);
+        continue;
+      }
+      const int n = refresh_legal();
+      if (n == 0) break;
+      apply(legal[rng.randbelow(static_cast<uint64_t>(n))], false);
+      ++taken;
+    }
+    return taken;
+  }
 };
 
 namespace zav {
 using ::Core;
+
+// The native benchmarks (bench.cpp): uniformly random games, one per seed (the game and its
+// random player seeded alike), returning the decisions taken; recorded games replayed
+// `repeats` times with every action checked against the legal ones, returning the decisions
+// applied (-1: a game does not replay); `count` copies of a core into a ring of eight.
+long long bench_random_games(const Config& config, const std::vector<std::vector<uint32_t>>& seeds);
+long long bench_replay_games(const Config& config, const std::vector<std::vector<uint32_t>>& seeds,
+                             const std::vector<std::vector<int>>& actions, long long repeats);
+long long bench_clone_ring(const Core& core, long long count);
 }
 
 #ifndef ZAV_NO_PYBIND
@@ -104,6 +151,14 @@ inline const zav::GameState& checked_core_state(const pybind11::object& core) {
   } catch (const pybind11::cast_error&) {
     throw pybind11::type_error("expected a zavandor_env.engine._native.Core");
   }
+}
+
+// A core's legal actions as a Python tuple (Core.legal_actions, VecLearner.legal_actions).
+inline pybind11::tuple legal_tuple(Core& c) {
+  const int n = c.refresh_legal();
+  pybind11::tuple t(n);
+  for (int i = 0; i < n; ++i) t[i] = pybind11::int_(c.legal[i]);
+  return t;
 }
 
 // The number of legal actions of a core's pending decision (now in core.legal); a one-line

@@ -1,15 +1,19 @@
 // The rule-based player of zavandor_env/agents/heuristic.py in C++: the same decisions, bit for
 // bit (same double operations in the same order, Python's max/min tie rules, the iteration order
 // of the Python set of legal actions).  The Python module stays the readable reference; its
-// docstring explains the valuations.  tests/test_native_heuristic.py holds the two equal.
+// docstring explains the valuations.  tests/test_agents_heuristic.py plays it.  Split by role:
+// heuristic_values.cpp (the valuations, namespace heur) and heuristic.cpp (the decisions).
 //
 // The Python heuristic decides from a PlayerView; this port reads the GameState directly, for the
 // viewing seat, and only what that view exposes (own hand; public facts of the other seats).
 #pragma once
 
+#include <array>
+#include <limits>
 #include <utility>
 #include <vector>
 
+#include "data.hpp"
 #include "state.hpp"
 
 namespace zav {
@@ -17,7 +21,7 @@ namespace zav {
 // agents/heuristic.py HeuristicWeights, field for field (energy units unless stated).  Python
 // floats and ints are both held as doubles: the heuristic only adds, multiplies, divides and
 // compares small numbers, where the two give identical results.  Built from the Python
-// dataclass (bind_heuristic.cpp: HeuristicWeights(resolve_weights(...).to_dict())); there are
+// dataclass (bind_bots.cpp: HeuristicWeights(resolve_weights(...).to_dict())); there are
 // deliberately no defaults here.
 struct HeuristicWeights {
   // expected_rounds: the Python dict {num_players: rounds}, in insertion order (ints).
@@ -63,6 +67,33 @@ double bid_limit(const GameState& s, int viewer, int kind, int item, const Heuri
 int storable(const GameState& s, int viewer);
 int excess(const GameState& s, int viewer);
 int spend_budget(const GameState& s, int viewer);
+}  // namespace heur
+
+// ---- shared by the two halves of the heuristic (heuristic_values.cpp, heuristic.cpp) -----
+namespace heur {
+inline constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
+
+// Python's two-argument max/min: the first argument unless the second is strictly beyond it.
+inline double pymax(double a, double b) { return b > a ? b : a; }
+inline double pymin(double a, double b) { return b < a ? b : a; }
+inline int pymin_i(int a, int b) { return b < a ? b : a; }
+
+// The cost of the first chip not yet bought (*found false: every chip is bought).
+inline int first_unbought_chip(const PlayerState& p, bool* found) {
+  for (int i = 0; i < NUM_CHIPS; ++i)
+    if (!p.chips_bought[i]) {
+      *found = true;
+      return CHIP_COSTS[i];
+    }
+  *found = false;
+  return 0;
+}
+
+inline int sum_gems(const std::array<int, NUM_GEMS>& g) {
+  int n = 0;
+  for (int x : g) n += x;
+  return n;
+}
 }  // namespace heur
 
 }  // namespace zav

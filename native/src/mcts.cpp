@@ -1,4 +1,4 @@
-// IS-MCTS (agents/mcts.py) and the determinizer (engine/determinize.py) in C++; see mcts.hpp.
+// IS-MCTS (agents/mcts.py) in C++; see mcts.hpp (the determinizer: determinize.cpp).
 #include "mcts.hpp"
 
 #include <algorithm>
@@ -28,187 +28,7 @@ bool any_legal(const GameState& s, const int* actions, int n) {
   return false;
 }
 
-// rng.seed_u64(seed), faster: PyRandom::seed_words starts every seeding with the same
-// init_genrand(19650218) table, computed here once; the key mixing that follows is
-// CPython's init_by_array over the seed's 32-bit words (one word when the high one is 0).
-// Search reseeds a generator per determinization, where the full seeding was a sixth of the
-// time.  tests/test_native_mcts.py compares the sampled generator state with determinize.py.
-void fast_seed_u64(PyRandom& rng, uint64_t seed) {
-  constexpr int N = PyRandom::N;
-  struct Init {
-    uint32_t mt[N];
-    Init() {
-      mt[0] = 19650218u;
-      for (int i = 1; i < N; i++) mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + i;
-    }
-  };
-  static const Init init;
-  uint32_t mt[N];
-  std::copy(init.mt, init.mt + N, mt);
-  const uint32_t key[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
-  const uint32_t used = key[1] != 0 ? 2 : 1;
-  uint32_t i = 1, j = 0;
-  for (int k = N; k; k--) {
-    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + j;
-    i++;
-    j++;
-    if (i >= static_cast<uint32_t>(N)) {
-      mt[0] = mt[N - 1];
-      i = 1;
-    }
-    if (j >= used) j = 0;
-  }
-  for (int k = N - 1; k; k--) {
-    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - i;
-    i++;
-    if (i >= static_cast<uint32_t>(N)) {
-      mt[0] = mt[N - 1];
-      i = 1;
-    }
-  }
-  mt[0] = 0x80000000u;
-  rng.set_state(mt, N);
-}
-
 }  // namespace
-
-// ---- determinize.py ------------------------------------------------------------------------
-
-void Determinizer::prepare(const GameState& base, int seat) {
-  base_ = &base;
-  seat_ = seat;
-  const int n = base.players.size();
-  if (seat < 0 || seat >= n) throw std::invalid_argument("determinize: seat out of range");
-  // unseen_cards: the full decks less the viewer's hand and 9-Sages cards and the discards.
-  int remaining[NUM_CARD_TOKENS];
-  for (int t = 0; t < NUM_CARD_TOKENS; ++t) remaining[t] = CARD_TOKEN_COUNT[t];
-  auto see = [&](int token) {
-    if (token < 0 || token >= NUM_CARD_TOKENS)
-      throw std::invalid_argument("card conservation broken: token " + std::to_string(token) +
-                                  " is not an energy card");
-    if (--remaining[token] < 0)
-      throw std::invalid_argument("card conservation broken: token " + std::to_string(token) +
-                                  " seen too often");
-  };
-  const PlayerState& me = base.players[seat];
-  for (int t = 0; t < NUM_CARD_TOKENS; ++t)
-    for (int k = 0; k < me.hand[t]; ++k) see(t);
-  for (int t : me.sages_tokens) see(t);
-  for (const auto& pile : base.discards)
-    for (int t : pile) see(t);
-  for (int c = 0; c < NUM_COLOURS; ++c) {
-    unseen_[c].clear();
-    for (int t = COLOUR_TOKEN_BEGIN[c]; t < COLOUR_TOKEN_BEGIN[c + 1]; ++t)
-      for (int k = 0; k < remaining[t]; ++k) unseen_[c].push_back(t);
-  }
-  // Players whose hidden hand must cover what they owe this turn (public costs).
-  owing_.clear();
-  for (const auto& p : base.players)
-    if (p.seat != seat && p.balance > 0) owing_.push_back(p.seat);
-  // _deal: the hidden places of each colour must match the unseen cards exactly (only card
-  // counts per colour, sages-card colours and deck sizes are read: all public).
-  for (int c = 0; c < NUM_COLOURS; ++c) {
-    int slots = base.decks[c].size();
-    for (const auto& p : base.players) {
-      if (p.seat == seat) continue;
-      for (int t = COLOUR_TOKEN_BEGIN[c]; t < COLOUR_TOKEN_BEGIN[c + 1]; ++t) slots += p.hand[t];
-      for (int t : p.sages_tokens)
-        if (t >= 0 && t < NUM_CARD_TOKENS && CARD_TOKEN_COLOUR[t] == c) ++slots;
-    }
-    if (slots != static_cast<int>(unseen_[c].size()))
-      throw std::invalid_argument("card conservation broken for colour " + std::to_string(c) +
-                                  ": " + std::to_string(slots) + " hidden places, " +
-                                  std::to_string(unseen_[c].size()) + " unseen cards");
-  }
-  for (const auto& p : base.players)
-    for (int t : p.sages_tokens)
-      if (t < 0 || t >= NUM_CARD_TOKENS)
-        throw std::invalid_argument("card conservation broken: a 9-Sages card is not an energy card");
-  // others.sort(key=lambda p: p.seat not in first): owing seats first, seat order kept.
-  deal_order_.clear();
-  for (int s : owing_) deal_order_.push_back(s);
-  for (const auto& p : base.players)
-    if (p.seat != seat && p.balance <= 0) deal_order_.push_back(p.seat);
-  // _shuffle_within_letters: the letters present, sorted; each letter's positions.  The items
-  // are sorted (a canonical order): the deck order is hidden, so a sample must not depend on
-  // it (determinize.py shuffles the deck as it lies; the distribution is the same).
-  letter_positions_.clear();
-  letter_items_.clear();
-  for (char letter : ARTIFACT_LETTERS) {
-    std::vector<int> positions, items;
-    for (int i = 0; i < base.artifact_deck.size(); ++i) {
-      int a = base.artifact_deck[i];
-      if (a < 0 || a >= NUM_ARTIFACT_TYPES) throw std::invalid_argument("bad artifact in deck");
-      if (ARTIFACTS[a].letter == letter) {
-        positions.push_back(i);
-        items.push_back(a);
-      }
-    }
-    if (positions.empty()) continue;
-    std::sort(items.begin(), items.end());
-    letter_positions_.push_back(std::move(positions));
-    letter_items_.push_back(std::move(items));
-  }
-}
-
-void Determinizer::sample(PyRandom& rng, GameState& out) const {
-  const GameState& base = *base_;
-  int pools[NUM_COLOURS][64];
-  int sizes[NUM_COLOURS];
-  for (int attempt = 0; attempt <= MAX_REDRAWS; ++attempt) {
-    out = base;
-    for (int c = 0; c < NUM_COLOURS; ++c) {
-      sizes[c] = static_cast<int>(unseen_[c].size());
-      std::copy(unseen_[c].begin(), unseen_[c].end(), pools[c]);
-      rng.shuffle(pools[c], static_cast<std::size_t>(sizes[c]));
-    }
-    if (attempt == MAX_REDRAWS) {  // rare: the owing players take their colours' best cards
-      for (int c = 0; c < NUM_COLOURS; ++c)
-        std::stable_sort(pools[c], pools[c] + sizes[c],
-                         [](int a, int b) { return TOKEN_VALUE[a] < TOKEN_VALUE[b]; });
-    }
-    // _deal / _redeal_hand: each hidden hand keeps its card count per colour, served from the
-    // end of the pools; then its 9-Sages cards by colour; the rest fills the draw piles.
-    for (int s : deal_order_) {
-      PlayerState& p = out.players[s];
-      int counts[NUM_COLOURS] = {0, 0, 0, 0};
-      for (int t = 0; t < NUM_CARD_TOKENS; ++t) {
-        if (p.hand[t]) {
-          counts[CARD_TOKEN_COLOUR[t]] += p.hand[t];
-          p.hand[t] = 0;
-        }
-      }
-      for (int c = 0; c < NUM_COLOURS; ++c)
-        for (int k = 0; k < counts[c]; ++k) p.hand[pools[c][--sizes[c]]] += 1;
-      for (int i = 0; i < p.sages_tokens.size(); ++i) {
-        int c = CARD_TOKEN_COLOUR[p.sages_tokens[i]];
-        p.sages_tokens[i] = pools[c][--sizes[c]];
-      }
-    }
-    for (int c = 0; c < NUM_COLOURS; ++c) {
-      auto& deck = out.decks[c];
-      deck.clear();
-      for (int k = 0; k < sizes[c]; ++k) deck.push_back(pools[c][k]);
-    }
-    bool ok = true;
-    for (int s : owing_)
-      if (hand_value(out.players[s].hand) < out.players[s].balance) {
-        ok = false;
-        break;
-      }
-    if (ok) break;
-  }
-  // The artifact deck, reshuffled within each letter (A on top of B, ...).
-  for (std::size_t l = 0; l < letter_positions_.size(); ++l) {
-    int items[40];
-    const auto& src = letter_items_[l];
-    const int m = static_cast<int>(src.size());
-    std::copy(src.begin(), src.end(), items);
-    rng.shuffle(items, static_cast<std::size_t>(m));
-    for (int k = 0; k < m; ++k) out.artifact_deck[letter_positions_[l][k]] = items[k];
-  }
-  fast_seed_u64(out.rng, rng.getrandbits(64));
-}
 
 // ---- agents/mcts.py ------------------------------------------------------------------------
 
@@ -558,7 +378,7 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
   double total[NUM_ACTIONS] = {};
   int pairs[NUM_ACTIONS] = {};
   double dsum[NUM_ACTIONS] = {}, dsq[NUM_ACTIONS] = {};
-  // The root appears in root_stats() as a one-level tree.
+  // The root as a one-level tree: its edges hold the root actions in expansion order.
   nodes_.clear();
   edges_.clear();
   nodes_.push_back(Node{-1, -1});
@@ -642,14 +462,6 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
   }
   result.action = order[best];
   return result;
-}
-
-std::vector<MctsSearch::RootStat> MctsSearch::root_stats() const {
-  std::vector<RootStat> out;
-  if (nodes_.empty()) return out;
-  for (int e = nodes_[0].first_edge; e >= 0; e = edges_[e].next)
-    out.push_back(RootStat{edges_[e].action, edges_[e].visits, edges_[e].avail, edges_[e].total});
-  return out;
 }
 
 MctsSearch& thread_searcher() {

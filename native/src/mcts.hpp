@@ -172,16 +172,6 @@ class MctsSearch {
   std::size_t num_nodes() const { return nodes_.size(); }
   std::size_t num_edges() const { return edges_.size(); }
 
-  // The root's edges after the last search, in expansion order (flat: the policy's choice,
-  // then the other allowed actions in their order), for tests.
-  struct RootStat {
-    int action;
-    int visits;
-    int avail;
-    double total;
-  };
-  std::vector<RootStat> root_stats() const;
-
  private:
   struct Node {
     int first_edge;  // edges in insertion order (a singly linked list through Edge::next)

@@ -254,7 +254,7 @@ NetMctsResult NetMctsSearch::search(const GameState& real, int seat, const int* 
         std::to_string(NUM_ACTIONS));
   if (!observation_scale_ready())
     throw std::logic_error("netmcts_search: the native observation encoder has no layout "
-                           "(importing zavandor_env.envs.observation installs it)");
+                           "(importing zavandor_env.encoding.observation installs it)");
   check_search_request("netmcts_search", real, seat, legal, n_legal);
   p_ = &params;
   net_ = &net;

@@ -70,7 +70,7 @@ struct NetMctsResult {
   double value = 0.5;                // the root's mean value for the seat, in [0, 1]
   int visits[NUM_ACTIONS] = {};      // root visit counts per action
   // Mean value of each visited root action for the seat, in [0, 1] (0 where unvisited):
-  // the action values an expert-iteration target is built from (train/exit.py).
+  // the action values an expert-iteration target is built from (train/exit/selfplay.py).
   double q[NUM_ACTIONS] = {};
 };
 

@@ -1,5 +1,5 @@
 // The observation encoder: see observe.hpp.  The code follows
-// zavandor_env/envs/observation.py (ObservationEncoder._parts) statement by statement; the
+// zavandor_env/encoding/observation.py (ObservationEncoder._parts) statement by statement; the
 // comments name the Python expressions where the translation is not obvious.
 #include "observe.hpp"
 

@@ -1,5 +1,5 @@
 // The observation vector and the action mask: the C++ twin of
-// zavandor_env/envs/observation.py (ObservationEncoder.encode / raw, mask_array).
+// zavandor_env/encoding/observation.py (ObservationEncoder.encode / raw, mask_array).
 //
 // The layout (field order and sizes) is declared below in the same order as the Python tables
 // GLOBAL_FIELDS / PLAYER_FIELDS / PRIVATE_FIELDS; the *scales* and the clip bound are not copied
@@ -28,7 +28,7 @@ struct ObsFieldSpec {
   int size;
 };
 
-// Same order, names and sizes as zavandor_env/envs/observation.py (checked at configuration).
+// Same order, names and sizes as zavandor_env/encoding/observation.py (checked at configuration).
 inline constexpr ObsFieldSpec OBS_GLOBAL_FIELDS[] = {
     {"num_players", MAX_PLAYERS - MIN_PLAYERS + 1},
     {"round", 1},
@@ -120,7 +120,7 @@ std::vector<std::pair<std::string, int>> observation_layout();
 
 // Installs the float32 scale vector (OBS_SIZE values, in layout order) and the clip bound.
 // Throws std::invalid_argument if n != OBS_SIZE.  Until it is called, encode_observation throws
-// std::logic_error (zavandor_env.envs.observation installs its layout when it is imported).
+// std::logic_error (zavandor_env.encoding.observation installs its layout when it is imported).
 void set_observation_scale(const float* scale, int n, float bound, const std::string& fingerprint);
 bool observation_scale_ready();
 const std::string& observation_fingerprint();

@@ -1,13 +1,18 @@
-// Helpers shared by the Python bindings (bindings.cpp, bind_observe.cpp, bind_vec.cpp, ...):
-// checking caller-provided NumPy buffers, and seeds given as Python integers.  Every check
-// fails with a one-line ValueError saying what was expected and what was given.
+// Helpers shared by the Python bindings (bindings.cpp and bind_*.cpp): checking caller-provided
+// NumPy buffers, integers (integer_in: the one bounds check every binding uses), seeds given as
+// Python integers, and search parameters read from a dict by key.  Every check fails with a
+// one-line ValueError saying what was expected and what was given: these are memory-safety and
+// type checks; what a value means is validated once, in Python.
 #pragma once
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -63,7 +68,8 @@ inline std::string dims_str(std::initializer_list<py::ssize_t> dims) {
 // `ok`, writeable unless `input`; else a one-line ValueError.
 inline py::array checked_array(const py::handle& obj, const char* what, const char* dtype_name,
                                bool (*ok)(const py::dtype&),
-                               std::initializer_list<py::ssize_t> dims, bool input = false) {
+                               std::initializer_list<py::ssize_t> dims, bool input = false,
+                               bool contiguous = true) {
   const std::string expected =
       std::string(what) + " must be a " + dtype_name + " numpy array of shape " + dims_str(dims);
   if (!py::isinstance<py::array>(obj))
@@ -81,7 +87,7 @@ inline py::array checked_array(const py::handle& obj, const char* what, const ch
   if (!good)
     throw py::value_error(expected + ", got " + std::string(py::str(a.dtype())) + " " +
                           shape_str(a));
-  if (!(a.flags() & py::array::c_style))
+  if (contiguous && !(a.flags() & py::array::c_style))
     throw py::value_error(std::string(what) + " must be C-contiguous");
   if (!input && !a.writeable()) throw py::value_error(std::string(what) + " must be writeable");
   return a;
@@ -119,7 +125,27 @@ inline std::vector<uint32_t> seed_words(const py::handle& seed) {
   return words;
 }
 
-// ---- search parameters read from a Python dict (bind_mcts.cpp, bind_netmcts.cpp) ----------
+// obj as an integer in [lo, hi] (a Python or NumPy int, not a bool), else the one-line ValueError
+// "<name> must be in [lo, hi] (an integer), got <obj>"; name() is called only then.
+template <class Name>
+long long integer_in(const py::handle& obj, long long lo, long long hi, Name&& name) {
+  PyObject* o = obj.ptr();
+  auto idx = PyBool_Check(o) || !PyIndex_Check(o)
+                 ? py::object()
+                 : py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!idx) PyErr_Clear();
+  int overflow = 0;
+  const long long v = idx ? PyLong_AsLongLongAndOverflow(idx.ptr(), &overflow) : 0;
+  if (!idx || overflow || v < lo || v > hi)
+    throw py::value_error(std::string(name()) + " must be in [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "] (an integer), got " + std::string(py::repr(obj)));
+  return v;
+}
+inline long long integer_in(const py::handle& obj, long long lo, long long hi, const char* name) {
+  return integer_in(obj, lo, hi, [name] { return name; });
+}
+
+// ---- search parameters read from a Python dict (bind_search.cpp) ------------------------
 // Each failure is one ValueError line starting with `who` (the binding's name) and the key.
 
 inline double number(const char* who, const py::handle& v, const char* key) {
@@ -132,19 +158,6 @@ inline double number(const char* who, const py::handle& v, const char* key) {
   return x;
 }
 
-inline double non_negative(const char* who, const py::handle& v, const char* key) {
-  const double x = number(who, v, key);
-  if (x < 0)
-    throw py::value_error(std::string(who) + ": '" + key + "' must not be negative");
-  return x;
-}
-
-inline long long integer(const char* who, const py::handle& v, const char* key) {
-  if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v))
-    throw py::value_error(std::string(who) + ": '" + key + "' must be an integer, got " +
-                          std::string(py::repr(v)));
-  return v.cast<long long>();
-}
 
 // A wall-clock budget: a number in (0, max_seconds].
 inline double seconds_in_range(const char* who, const py::handle& v, const char* key,
@@ -164,11 +177,8 @@ template <class Params>
 void read_budget(const char* who, const py::dict& d, Params& p, long long max_iterations,
                  double max_seconds) {
   if (d.contains("iterations") && !d["iterations"].is_none()) {
-    const long long n = integer(who, d["iterations"], "iterations");
-    if (n < 1 || n > max_iterations)
-      throw py::value_error(std::string(who) + ": iterations must be in [1, " +
-                            std::to_string(max_iterations) + "], got " + std::to_string(n));
-    p.iterations = n;
+    p.iterations = integer_in(d["iterations"], 1, max_iterations,
+                              [who] { return std::string(who) + ": iterations"; });
   }
   if (d.contains("seconds") && !d["seconds"].is_none())
     p.seconds = seconds_in_range(who, d["seconds"], "seconds", max_seconds);
@@ -176,11 +186,71 @@ void read_budget(const char* who, const py::dict& d, Params& p, long long max_it
     p.max_seconds = seconds_in_range(who, d["max_seconds"], "max_seconds", max_seconds);
 }
 
-// Whether the calling thread is Python's main thread, the only one that handles signals
-// (elsewhere polling for Ctrl-C would only wait for the GIL).
-inline bool on_main_thread() {
+// Every key of a parameter dict must be one of `keys`.
+template <std::size_t N>
+void check_keys(const char* who, const py::dict& d, const char* const (&keys)[N]) {
+  for (auto item : d) {
+    const std::string key = py::str(item.first);
+    bool known = false;
+    for (const char* k : keys) known = known || key == k;
+    if (known) continue;
+    std::string names;
+    for (const char* k : keys) names += (names.empty() ? "" : ", ") + std::string(k);
+    throw py::value_error(std::string(who) + ": unknown parameter '" + key + "'; known: " + names);
+  }
+}
+
+// d[key] (when present) as the index of one of `names`; `fallback` when absent.
+inline int choice(const char* who, const py::dict& d, const char* key,
+                  std::initializer_list<const char*> names, int fallback) {
+  if (!d.contains(key)) return fallback;
+  const std::string v = py::str(d[key]);
+  std::string listed;
+  int i = 0;
+  for (const char* name : names) {
+    if (v == name) return i;
+    listed += (i++ ? ", '" : "'") + std::string(name) + "'";
+  }
+  throw py::value_error(std::string(who) + ": " + key + " must be one of " + listed + ", got '" +
+                        v + "'");
+}
+
+// d[key] (when present) as an integer >= lo, capped at hi; `fallback` when absent.
+inline int count(const char* who, const py::dict& d, const char* key, long long lo, long long hi,
+                 int fallback) {
+  if (!d.contains(key)) return fallback;
+  const long long v = integer_in(d[key], lo, LLONG_MAX,
+                                 [&] { return std::string(who) + ": '" + key + "'"; });
+  return static_cast<int>(std::clamp(v, std::max(lo, -1000000000LL), hi));
+}
+
+// d[key] (when present) as a finite number in [lo, hi]; `fallback` when absent.
+inline double number_in(const char* who, const py::dict& d, const char* key, double lo, double hi,
+                        double fallback) {
+  if (!d.contains(key)) return fallback;
+  const double x = number(who, d[key], key);
+  if (x < lo || x > hi)
+    throw py::value_error(std::string(who) + ": '" + key + "' must be in [" + std::to_string(lo) +
+                          ", " + std::to_string(hi) + "]");
+  return x;
+}
+
+// d[key]'s truth (when present); `fallback` when absent.
+inline bool flag(const py::dict& d, const char* key, bool fallback) {
+  return d.contains(key) ? py::bool_(d[key]).cast<bool>() : fallback;
+}
+
+// A search's Ctrl-C poll: the search runs without the GIL, so on Python's main thread (the only
+// one that handles signals) it takes the GIL back now and then to let Python run its SIGINT
+// handler; true once that raised (KeyboardInterrupt, raised again after the search).
+inline std::function<bool()> ctrl_c_poll() {
   py::module_ threading = py::module_::import("threading");
-  return threading.attr("get_ident")().equal(threading.attr("main_thread")().attr("ident"));
+  if (!threading.attr("get_ident")().equal(threading.attr("main_thread")().attr("ident")))
+    return {};
+  return [] {
+    py::gil_scoped_acquire gil;
+    return PyErr_CheckSignals() != 0;
+  };
 }
 
 }  // namespace zav::pyutil

@@ -93,12 +93,8 @@ void VecLearner::reset_env(int env, int learner_seat, const int8_t* kinds, long 
 
 // As _native.Core.apply for a legal action: record it, the decision, the forced ones.
 void VecLearner::apply(VecGame& g, int action) {
-  Core& c = g.core;
   ++g.version;
-  c.s.history.push_back(action);
-  zav::step(c.s, action, false);
-  skip_forced(c.s, false);
-  c.invalidate();
+  g.core.apply(action, false);
 }
 
 void VecLearner::advance(int env) {
@@ -107,9 +103,7 @@ void VecLearner::advance(int env) {
   while (true) {
     if (c.s.terminated || c.s.truncated) break;
     if (c.s.phase == ROUND_END) {  // not reached (never stops at a round end); kept safe
-      start_round(c.s);
-      skip_forced(c.s, false);
-      c.invalidate();
+      c.advance(false);
       continue;
     }
     const int n = c.refresh_legal();

@@ -2,7 +2,7 @@
 // style): the opponents' moves are played here, in C++, until each game needs its learner (or
 // a seat decided in Python, or is over), so Python crosses into the engine once per batch
 // step, not once per move.  Bound as zavandor_env.engine._native.VecLearner (bind_vec.cpp);
-// agents/vector_env.py (ZavandorVectorEnv) is the Gymnasium-style wrapper, which also
+// zavandor_env/envs/vector.py (ZavandorVectorEnv) is the Gymnasium-style wrapper, which also
 // computes every reward (through RewardConfig): this file knows no rewards.
 //
 // Per game: a Core (the same state and legal-action cache as a Python _native.Core), the
@@ -34,7 +34,7 @@
 namespace zav {
 
 // VecStatus (VEC_READY, VEC_PENDING, VEC_DONE) and VecKind (KIND_*) are generated from
-// agents/vector_env.py into generated/constants.hpp.
+// zavandor_env/envs/vector.py into generated/constants.hpp.
 
 struct VecGame {
   Core core;

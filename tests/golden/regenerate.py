@@ -59,11 +59,11 @@ def outcome(game: Game) -> dict[str, Any]:
     """What a golden file pins down besides the replay record itself."""
     return {
         "terminated": game.terminated,
-        "rounds": game.read_state().round,
+        "rounds": game.state.round,
         "scores": game.scores(),
         "winners": game.winners(),
-        "num_decisions": game.read_state().num_decisions,
-        "purchases": [list(record) for record in game.read_state().purchases],
+        "num_decisions": game.state.num_decisions,
+        "purchases": [list(record) for record in game.state.purchases],
         "state_sha256": state_hash(game),
     }
 
@@ -86,7 +86,7 @@ def observation_pin(game: Game, decision: int, encoder: ObservationEncoder) -> d
     """The deciding seat's observation before ``decision``: its SHA-256 (little-endian
     float32 bytes) and :data:`PINNED_FIELDS` decoded, rounded to 4 decimals."""
     seat = game.current_player
-    obs = encoder.encode(game.read_state(), seat)
+    obs = encoder.encode(game.state, seat)
     named = decode(obs)
     return {
         "decision": decision,

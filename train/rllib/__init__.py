@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 
 # The agents layer owns the Ray session helpers (``eval --ray`` uses them too).
-from zavandor_env.eval.tournament import (
+from zavandor_env.eval.ray_cluster import (
     RAY_INSTALL,
     RayConnectionError,
     RayMissingError,

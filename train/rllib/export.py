@@ -2,7 +2,8 @@
 
 The module's layers are the format's layers (:mod:`zavandor_env.agents.policy_file`):
 ``actor.<i>`` are the hidden layers, ``action_head`` the action layer, ``critic.<i>`` and
-``value_head`` the optional critic -- so this is a copy, as ``train.export.policy_from_sb3``
+``value_head`` the optional critic -- so this is a copy, as
+``zavandor_env.train.ppo.export.policy_from_sb3``
 is for MaskablePPO.  The delegate actions of scripted seats (rows ``NUM_ACTIONS..``, see
 :mod:`.env`) are dropped: they are never legal, and ``PolicyAgent``, ``eval``, ``play`` and
 ``scorecard`` expect exactly the game's actions.  The file records the running code's
@@ -61,7 +62,11 @@ def policy_from_module_state(state: Mapping[str, Any], activation: str,
 def policy_from_checkpoint(path: str | Path, info: dict[str, Any] | None = None) -> NumpyPolicy:
     """``main``'s policy from an RLlib-backend checkpoint folder, or the newest intact one of a
     run folder; reads tensors and JSON only (no Ray, no pickled objects)."""
-    from zavandor_env.train.checkpointing import CheckpointError, find_resumable, read_checkpoint
+    from zavandor_env.train.common.checkpointing import (
+        CheckpointError,
+        find_resumable,
+        read_checkpoint,
+    )
     from zavandor_env.train.config import load_config
 
     path = Path(path)

@@ -1,5 +1,6 @@
 """Self-play training with RLlib PPO on Ray: :func:`train_rllib`, the ``backend: rllib`` twin of
-:func:`train.selfplay.train` (same config, same run folder, same charts and exports).
+:func:`zavandor_env.train.ppo.selfplay.train` (same config, same run folder, same charts and
+exports).
 
 Run layout (``<runs_dir>/<name>__<seed>__<time>/``), as the SB3 backend's::
 
@@ -17,7 +18,8 @@ n_envs`` decisions each (every seat's), the learner updates ``main`` on its own 
 Between iterations -- when the weights are consistent -- the trainer charts the finished games,
 fills a snapshot slot, evaluates and checkpoints at their intervals, counted in ``main``'s
 decisions as the SB3 backend counts its learner's.  Checkpoints are the project's kill-safe
-ones (:mod:`train.checkpointing`): RLlib's own checkpoint format pickles its config and
+ones (:mod:`zavandor_env.train.common.checkpointing`): RLlib's own checkpoint format pickles its
+config and
 states, so resuming rebuilds the algorithm from ``config.yaml`` and loads only tensors.
 
 Ray: with ``address=None`` a local Ray is started for the run and stopped after it (a session
@@ -27,13 +29,10 @@ already open in this process, e.g. a test's, is used as it is); ``"auto"`` or
 
 from __future__ import annotations
 
-import io
-import json
 import math
 import os
 import sys
 import time
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,22 +40,24 @@ from typing import Any
 import numpy as np
 
 from zavandor_env.io.printable import terminal_safe
-from zavandor_env.train.checkpointing import (
+from zavandor_env.train.common.checkpointing import (
     Checkpoint,
     CheckpointError,
     CheckpointWriter,
-    latest_checkpoint,
     model_shape,
-    obs_fingerprint,
+    write_model_zip,
+)
+from zavandor_env.train.common.run import (
+    interrupted,
+    load_run_config,
+    open_run,
+    progress_bar,
+    save_step,
+    seed_everything,
+    warn,
 )
 from zavandor_env.train.config import SNAPSHOT, TrainConfig, load_config
 from zavandor_env.train.rllib import RayMissingError, ray_session
-from zavandor_env.train.selfplay import (
-    TrainingInterrupted,
-    _start_or_resume,
-    _warn,
-    load_run_config,
-)
 
 #: Where the RLlib backend's TensorBoard scalars from the learner go, by SB3's names.
 LEARNER_TAGS = {"policy_loss": "train/policy_gradient_loss", "vf_loss": "train/value_loss",
@@ -77,7 +78,7 @@ def import_rllib(what: str = "backend rllib") -> Any:
 # ---- the algorithm ----------------------------------------------------------------------------
 def train_batch_size(cfg: TrainConfig) -> int:
     """Decisions (every seat's) per training iteration: ``n_steps`` per game in play."""
-    return cfg.n_steps * cfg.n_envs * max(1, cfg.num_env_runners)
+    return cfg.ppo.n_steps * cfg.ppo.n_envs * max(1, cfg.rllib.num_env_runners)
 
 
 def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
@@ -104,7 +105,8 @@ def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
     return (
         PPOConfig()
         .environment(ZavandorMultiAgentEnv, env_config=env_config)
-        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.n_envs,
+        .env_runners(num_env_runners=cfg.rllib.num_env_runners,
+                     num_envs_per_env_runner=cfg.ppo.n_envs,
                      rollout_fragment_length="auto")
         # A failing env runner stops the run with its error: RLlib's default restarts it
         # quietly, which turns a bug in an agent into an endless loop of restarts.
@@ -114,10 +116,10 @@ def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
                      policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(train_batch_size_per_learner=train_batch_size(cfg),
-                  minibatch_size=cfg.batch_size, num_epochs=cfg.n_epochs,
-                  lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda,
-                  clip_param=cfg.clip_range, entropy_coeff=cfg.ent_coef,
-                  vf_loss_coeff=cfg.vf_coef, grad_clip=cfg.max_grad_norm,
+                  minibatch_size=cfg.ppo.batch_size, num_epochs=cfg.ppo.n_epochs,
+                  lr=cfg.ppo.learning_rate, gamma=cfg.ppo.gamma, lambda_=cfg.ppo.gae_lambda,
+                  clip_param=cfg.ppo.clip_range, entropy_coeff=cfg.ppo.ent_coef,
+                  vf_loss_coeff=cfg.ppo.vf_coef, grad_clip=cfg.ppo.max_grad_norm,
                   grad_clip_by="global_norm",
                   # As MaskablePPO: no KL penalty, no clipping of the value loss.
                   use_kl_loss=False, vf_clip_param=math.inf)
@@ -169,17 +171,10 @@ def _to_numpy(value: Any) -> Any:
 
 
 def write_model(algo: Any, path: Path) -> None:
-    """``model.zip`` of a checkpoint: ``policy.pth`` (weights of every module) and
-    ``policy.optimizer.pth`` (the learner's optimizer), tensors and plain containers only."""
-    import torch
-
+    """``model.zip`` of a checkpoint: the weights of every module and the learner's
+    optimizer, tensors and plain containers only."""
     state = module_states(algo, optimizer=True)
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, part in (("policy.pth", state["rl_module"]),
-                           ("policy.optimizer.pth", state["optimizer"])):
-            buffer = io.BytesIO()
-            torch.save(_to_torch(part), buffer)
-            archive.writestr(name, buffer.getvalue())
+    write_model_zip(path, _to_torch(state["rl_module"]), _to_torch(state["optimizer"]))
 
 
 def restore(algo: Any, checkpoint: Checkpoint) -> None:
@@ -219,7 +214,7 @@ def push_mapping(algo: Any, mapping: Any) -> None:
 
 def add_snapshot(algo: Any, league: Any, step: int) -> str:
     """Copy ``main``'s weights into the next snapshot slot and start drawing it."""
-    from zavandor_env.train.pool import snapshot_label
+    from zavandor_env.train.common.pool import snapshot_label
     from zavandor_env.train.rllib.league import MAIN
 
     slot = league.next_slot()
@@ -250,12 +245,11 @@ class _Trainer:
     """The state of one invocation: algorithm, league, rating, charts, schedules."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None) -> None:
-        import torch
         from torch.utils.tensorboard import SummaryWriter
 
         from zavandor_env.agents.registry import parse_spec
-        from zavandor_env.train.callbacks import Schedule
-        from zavandor_env.train.rating import PoolRating
+        from zavandor_env.train.common.rating import PoolRating
+        from zavandor_env.train.common.run import Schedule
         from zavandor_env.train.rllib.league import League
 
         state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
@@ -263,8 +257,7 @@ class _Trainer:
         self.run_dir = run_dir
         self.start_step = int(state.get("step", 0))
         self.step = self.start_step
-        torch.manual_seed(cfg.seed + self.start_step)
-        torch.set_num_threads(cfg.torch_threads)
+        seed_everything(cfg.seed + self.start_step, cfg.torch_threads)
         self.league = League(cfg)
         self.rating = PoolRating()
         self.totals: dict[str, Any] = {"illegal_actions": 0}
@@ -286,13 +279,12 @@ class _Trainer:
         self.checkpoints = CheckpointWriter(run_dir, checkpoint, shape=model_shape(cfg))
         self.snapshots = Schedule(cfg.snapshot_every, self.start_step)
         self.evals = Schedule(cfg.eval_every, self.start_step)
-        self.saves = Schedule(cfg.checkpoint_every, self.start_step)
+        self.saves = Schedule(cfg.ppo.checkpoint_every, self.start_step)
         self.last_eval: dict[str, Any] = {}
         self.evaluated = self.saved = -1  # the steps of the last evaluation and checkpoint
         self.labels = {spec: parse_spec(spec).label
                        for spec in [*cfg.opponent_weights, *cfg.eval_opponents]
                        if spec != SNAPSHOT}
-        self.game_config = cfg.game_config()
         self.updating = False
         self.clock = time.perf_counter()
         self.clock_step = self.step
@@ -339,40 +331,21 @@ class _Trainer:
 
     def evaluate(self) -> None:
         """``main`` (exported) against every evaluation opponent, on the one game driver."""
-        from zavandor_env.train.evaluate import LEARNER, evaluate
+        from zavandor_env.train.common.evaluate import evaluate_all
 
-        policy = export_main(self.algo, self.cfg)
-        results = {}
-        for k, opponent in enumerate(self.cfg.eval_opponents):
-            result = evaluate(policy, opponent, self.cfg.eval_games, self.game_config,
-                              seed=self.cfg.seed * 7 + k,
-                              deterministic=self.cfg.eval_deterministic)
-            results[opponent] = result
-            label = self.labels[opponent]
-            self.record(f"eval/winrate_vs_{label}", result.winrate)
-            self.record(f"eval/mean_vp_vs_{label}", result.mean_vp)
-            self.record(f"eval/opponent_vp_vs_{label}", result.mean_opponent_vp)
-            self.record(f"eval/mean_rounds_vs_{label}", result.mean_rounds)
-            self.record(f"eval/truncated_vs_{label}", result.truncated)
-            for ranks in result.rankings:
-                self.rating.update([LEARNER] + [label] * (self.cfg.num_players - 1), ranks)
-        self.last_eval = results
+        self.last_eval = evaluate_all(export_main(self.algo, self.cfg), self.cfg, self.labels,
+                                      self.rating, self.record)
         self.evaluated = self.step
 
     def save(self) -> None:
-        from zavandor_env.agents.policy_file import save_policy
-        from zavandor_env.train.checkpointing import write_text_atomic
-
         step = self.step
-        payload = {"pool": self.league.state_dict(), "rating": self.rating.state_dict(),
-                   "totals": self.totals, "obs_fingerprint": obs_fingerprint(),
-                   "backend": "rllib"}
-        self.checkpoints.write(step, lambda path: write_model(self.algo, path), payload)
         figures = {"step": step, "illegal_actions": self.totals["illegal_actions"],
                    "eval": {k: r.to_dict() for k, r in self.last_eval.items()}}
-        save_policy(export_main(self.algo, self.cfg, {**figures, "config": self.cfg.to_dict()}),
-                    self.run_dir / "policy.npz")
-        write_text_atomic(self.run_dir / "eval.json", json.dumps(figures, indent=2))
+        save_step(self.run_dir, self.checkpoints, step, f"checkpoint of step {step}",
+                  lambda path: write_model(self.algo, path),
+                  {"pool": self.league.state_dict(), "rating": self.rating.state_dict(),
+                   "totals": self.totals, "backend": "rllib"},
+                  lambda info: export_main(self.algo, self.cfg, info), figures, self.cfg)
         self.saved = step
 
     def close(self) -> None:
@@ -385,7 +358,7 @@ class _Trainer:
 
 def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None,
                 overrides: list[str] | None = None, address: str | None = None,
-                warn: Callable[[str], None] = _warn) -> Path:
+                warn: Callable[[str], None] = warn) -> Path:
     """Train (or continue training) with RLlib and return the run folder.
 
     Args:
@@ -397,29 +370,23 @@ def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None
 
     Raises:
         RayMissingError: Ray / RLlib are not installed.
-        TrainConfigError, CheckpointError: as :func:`train.selfplay.train`.
+        TrainConfigError, CheckpointError: as :func:`zavandor_env.train.ppo.selfplay.train`.
         TrainingInterrupted: Ctrl-C (a checkpoint is saved first when that is safe).
     """
     import_rllib()
     # Ray first: a cluster that cannot be joined must not leave an empty run folder behind.
     planned = (cfg or load_config()) if resume is None else load_run_config(Path(resume),
                                                                             overrides)
-    num_cpus = max(os.cpu_count() or 1, planned.num_env_runners)  # never wait for a CPU
+    num_cpus = max(os.cpu_count() or 1, planned.rllib.num_env_runners)  # never wait for a CPU
     with ray_session(address, num_cpus, what="backend rllib"):
-        cfg, run_dir, checkpoint = _start_or_resume(planned if resume is None else None,
-                                                    resume, overrides, warn)
+        cfg, run_dir, checkpoint, _ = open_run(planned if resume is None else None, resume,
+                                               overrides, warn, "rllib")
         trainer = _Trainer(cfg, run_dir, checkpoint)
         deadline = (time.monotonic() + 60 * cfg.max_minutes
                     if cfg.max_minutes is not None else None)
-        bar = None
-        if cfg.progress_bar:
-            from tqdm import tqdm
-
-            bar = tqdm(total=cfg.total_timesteps, initial=trainer.step, unit="step",
-                       desc=cfg.name, dynamic_ncols=True,
-                       disable=None)  # None: no bar when stderr is no terminal (a log file)
+        bar = progress_bar(cfg, trainer.step)
         try:
-            while trainer.step < cfg.total_timesteps and (
+            while trainer.step < cfg.ppo.total_timesteps and (
                     deadline is None or time.monotonic() < deadline):
                 before = trainer.step
                 trainer.iterate()
@@ -431,25 +398,13 @@ def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None
                                      for k, r in trainer.last_eval.items()}, refresh=False)
             trainer.periodic(final=True)
         except KeyboardInterrupt:
-            raise _interrupted(trainer) from None
+            raise interrupted(run_dir, trainer.step, trainer.updating,
+                              lambda _: trainer.save()) from None
         finally:
             if bar is not None:
                 bar.close()
             trainer.close()
     return run_dir
-
-
-def _interrupted(trainer: _Trainer) -> TrainingInterrupted:
-    """Save on Ctrl-C when the weights are between two iterations; say how to resume."""
-    saved = None
-    if not trainer.updating:
-        try:
-            trainer.save()
-            saved = trainer.step
-        except KeyboardInterrupt:  # a second Ctrl-C: keep the last complete checkpoint
-            pass
-    resumable = latest_checkpoint(trainer.run_dir) is not None
-    return TrainingInterrupted(trainer.run_dir, saved, resumable, trainer.step)
 
 
 if __name__ == "__main__":  # pragma: no cover - use `zavandor train --config ...`

@@ -21,8 +21,8 @@ import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
 from zavandor_env.envs.rllib import SUMMARY_KEY
-from zavandor_env.envs.training import BLOCK_NAMES
-from zavandor_env.train.rating import ANCHOR, PoolRating
+from zavandor_env.train.common import charts
+from zavandor_env.train.common.rating import PoolRating
 from zavandor_env.train.rllib.league import MAIN, League
 
 #: Summaries of the games finished in this process since the trainer last collected them.
@@ -67,43 +67,16 @@ class GameStatsCallback(RLlibCallback):
 def chart_games(record: Callable[[str, float], None], summaries: list[dict[str, Any]],
                 league: League, rating: PoolRating, totals: dict[str, Any],
                 rated: Sequence[str] = ()) -> None:
-    """Chart the games of one iteration as the SB3 trainer does, and rate them; ``rated``:
-    the labels of the agent specs whose rating is charted (training and evaluation ones)."""
+    """Chart the games of one iteration as the PPO trainer does (:mod:`~zavandor_env.train.
+    common.charts`), and rate them; ``rated``: the labels of the agent specs whose rating is
+    charted (training and evaluation ones)."""
     totals["illegal_actions"] = (totals.get("illegal_actions", 0)
                                  + sum(bool(s["illegal"]) for s in summaries))
     record("charts/illegal_actions", float(totals["illegal_actions"]))
     if summaries:
-        blocks = np.sum([s["blocks"] for s in summaries], axis=0)
-        total = max(int(blocks.sum()), 1)
-        for name, count in zip(BLOCK_NAMES, blocks):
-            record(f"actions/share_{name}", float(count) / total)
-        seats = [s["seat"] for s in summaries]
-        vp = [s["scores"][seat] for s, seat in zip(summaries, seats)]
-        opp = [float(np.mean([v for i, v in enumerate(s["scores"]) if i != seat]))
-               for s, seat in zip(summaries, seats)]
-        won = [seat in s["winners"] for s, seat in zip(summaries, seats)]
-        record("charts/mean_vp", float(np.mean(vp)))
-        record("charts/mean_opponent_vp", float(np.mean(opp)))
-        record("charts/mean_rounds", float(np.mean([s["rounds"] for s in summaries])))
-        record("charts/truncated", float(np.mean([not s["terminated"] for s in summaries])))
-        record("charts/winrate_train", float(np.mean(won)))
         record("rollout/ep_rew_mean", float(np.mean([s["return"] for s in summaries])))
         record("rollout/ep_len_mean", float(np.mean([s["main_decisions"] for s in summaries])))
-        by_kind: dict[str, list[bool]] = {}
-        for s, w in zip(summaries, won):
-            labels = [league.label(m) for m in s["modules"]]
-            kinds = {lab.split("@")[0] for i, lab in enumerate(labels) if i != s["seat"]}
-            if len(kinds) == 1:  # one opponent kind in the game (every 2-player game)
-                by_kind.setdefault(kinds.pop(), []).append(w)
-            if not s["illegal"]:
-                rating.update(labels, s["ranks"])
-        for kind, ws in by_kind.items():
-            record(f"charts/winrate_train_vs_{kind}", float(np.mean(ws)))
-    mu, ordinal = rating.learner()
-    record("rating/learner_mu", mu)
-    record("rating/learner_ordinal", ordinal)
-    snaps = [rating.get(label).mu for _, label in league.filled]
-    if snaps:
-        record("rating/pool_mean_mu", float(np.mean(snaps)))
-    for label in sorted(set(rated) - {ANCHOR}):
-        record(f"rating/{label}_mu", float(rating.get(label).mu))
+    games = [{**s, "labels": [league.label(m) for m in s["modules"]]} for s in summaries]
+    blocks = np.sum([s["blocks"] for s in summaries], axis=0) if summaries else []
+    charts.chart_games(record, games, blocks, rating, [label for _, label in league.filled],
+                       rated)

@@ -10,11 +10,10 @@ row reports the share of its games that a safety limit cut off.
 A "decision" is one action chosen by a player (forced decisions the engine takes by itself
 are not counted, as in the peer benchmarks).  Everything runs in this one process, on one core.
 
-Backends: each engine row is timed on the Python engine (``[python]``) and, when it is built,
-on the native core twice: driven decision by decision through the same :class:`Game` API
-(``[native, Game API]``: what a Python agent loop gets) and by a loop inside C++
-(``[native, C++ loop]``: the engine itself, as OpenSpiel's and Pgx's native figures are
-measured).  Both native rows play the very same games as the Python row.
+Each engine row is timed on the C++ core twice: driven decision by decision through the
+:class:`Game` API (``[Game API]``: what an agent loop in Python gets) and by a loop inside C++
+(``[C++ loop]``: the engine itself, as OpenSpiel's and Pgx's native figures are measured).
+Both rows play the very same games.
 """
 
 from __future__ import annotations
@@ -36,12 +35,7 @@ def _row(name: str, n: int, decisions: int, games: int, rounds: int, truncated: 
                     rounds / max(1, games), decisions / max(1, games), seconds)
 
 
-def _tag(backend: str) -> str:
-    return "[python]" if backend == "python" else "[native, Game API]"
-
-
-def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0,
-                 backend: str = "python") -> BenchRow:
+def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0) -> BenchRow:
     """Uniformly random legal play through :class:`Game` for about ``seconds``."""
     seconds = check_seconds(seconds)
     rng = random.Random(seed)
@@ -50,7 +44,7 @@ def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0,
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        game = Game.new(config, seed=seed + games, backend=backend)
+        game = Game.new(config, seed=seed + games)
         while not game.is_over:
             legal = game.legal_actions()
             game.apply(legal[int(rng.random() * len(legal))])
@@ -60,12 +54,12 @@ def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0,
         truncated += game.truncated
         if time.perf_counter() >= deadline:
             break
-    return _row(f"engine {_tag(backend)}, uniformly random play", num_players, decisions,
+    return _row("engine [Game API], uniformly random play", num_players, decisions,
                 games, rounds, truncated, time.perf_counter() - start)
 
 
 def bench_engine_native(num_players: int, seconds: float = 3.0, seed: int = 0) -> BenchRow:
-    """Uniformly random play inside the native core (its own loop and generator) for about
+    """Uniformly random play inside the C++ core (its own loop and generator) for about
     ``seconds``, in batches of games timed in C++."""
     seconds = check_seconds(seconds)
     native = core_module()
@@ -77,18 +71,16 @@ def bench_engine_native(num_players: int, seconds: float = 3.0, seed: int = 0) -
         taken, elapsed = native.bench_random(config, seed + games, batch)
         decisions, games, spent = decisions + taken, games + batch, spent + elapsed
         batch = min(batch * 2, 4096)
-    return BenchRow("engine [native, C++ loop], uniformly random play", num_players,
+    return BenchRow("engine [C++ loop], uniformly random play", num_players,
                     decisions / spent, "decisions/s", games, None, None, decisions / games,
                     spent)
 
 
 def record_heuristic_games(
     num_players: int, seconds: float = 3.0, seed: int = 0, min_games: int = 2,
-    backend: str = "python",
 ) -> tuple[BenchRow, list[RecordedGame]]:
     """Heuristic self-play for about ``seconds`` (at least ``min_games`` games): the row of
-    whole-game speed with the agents' thinking included, and the games to replay.  On the
-    native backend the heuristic decides natively too (see ``HeuristicAgent``)."""
+    whole-game speed with the agents' thinking included, and the games to replay."""
     from zavandor_env.agents.heuristic import HeuristicAgent  # the bench is a top-level tool
     from zavandor_env.eval.match import play_game
 
@@ -98,21 +90,19 @@ def record_heuristic_games(
     games: list[RecordedGame] = []
     spent = 0.0
     while spent < seconds or len(games) < min_games:
-        result = play_game(agents, seed=seed + len(games), config=config, record_replay=True,
-                           backend=backend)
+        result = play_game(agents, seed=seed + len(games), config=config, record_replay=True)
         assert result.replay is not None
         spent += result.seconds
         games.append(RecordedGame(result.seed, tuple(result.replay["actions"]), result.rounds,
                                   result.truncated))
-    label = "[python]" if backend == "python" else "[native]"
-    row = _row(f"heuristic self-play {label} (agents included)", num_players,
+    row = _row("heuristic self-play (agents included)", num_players,
                sum(len(g.actions) for g in games), len(games), sum(g.rounds for g in games),
                sum(g.truncated for g in games), spent)
     return row, games
 
 
-def bench_replay(games: Sequence[RecordedGame], num_players: int, seconds: float = 3.0,
-                 backend: str = "python") -> BenchRow:
+def bench_replay(games: Sequence[RecordedGame], num_players: int,
+                 seconds: float = 3.0) -> BenchRow:
     """The engine's side of recorded games (``legal_actions()`` + ``apply()`` for every
     decision), cycling through ``games`` for about ``seconds``."""
     seconds = check_seconds(seconds)
@@ -124,7 +114,7 @@ def bench_replay(games: Sequence[RecordedGame], num_players: int, seconds: float
     deadline = start + seconds
     while True:
         record = games[played % len(games)]
-        game = Game.new(config, seed=record.seed, backend=backend)
+        game = Game.new(config, seed=record.seed)
         for action in record.actions:
             game.legal_actions()  # an agent needs them for every decision
             game.apply(action)
@@ -134,13 +124,13 @@ def bench_replay(games: Sequence[RecordedGame], num_players: int, seconds: float
         truncated += game.truncated
         if time.perf_counter() >= deadline:
             break
-    return _row(f"engine {_tag(backend)}, replayed heuristic games", num_players, decisions,
+    return _row("engine [Game API], replayed heuristic games", num_players, decisions,
                 played, rounds, truncated, time.perf_counter() - start)
 
 
 def bench_replay_native(games: Sequence[RecordedGame], num_players: int,
                         seconds: float = 3.0) -> BenchRow:
-    """The recorded games replayed inside the native core (legal actions computed and each
+    """The recorded games replayed inside the C++ core (legal actions computed and each
     decision checked against them, as :meth:`Game.apply` does), for about ``seconds``."""
     seconds = check_seconds(seconds)
     if not games:
@@ -158,23 +148,22 @@ def bench_replay_native(games: Sequence[RecordedGame], num_players: int,
         repeats = min(repeats * 2, 1024)
     rounds = sum(g.rounds for g in games) / len(games)
     truncated = sum(g.truncated for g in games) / len(games)
-    return BenchRow("engine [native, C++ loop], replayed heuristic games", num_players,
+    return BenchRow("engine [C++ loop], replayed heuristic games", num_players,
                     decisions / spent, "decisions/s", played, truncated, rounds,
                     decisions / played, spent)
 
 
-def _mid_game(num_players: int, seed: int, record: RecordedGame | None,
-              backend: str) -> Game:
+def _mid_game(num_players: int, seed: int, record: RecordedGame | None) -> Game:
     """Halfway through ``record`` when given (a game that ends by the rules), else where
     random play reaches round 5 or ends."""
     config = GameConfig(num_players=num_players)
     if record is not None:
-        game = Game.new(config, seed=record.seed, backend=backend)
+        game = Game.new(config, seed=record.seed)
         for action in record.actions[: len(record.actions) // 2]:
             game.apply(action)
     else:
         rng = random.Random(seed)
-        game = Game.new(config, seed=seed, backend=backend)
+        game = Game.new(config, seed=seed)
         while not game.is_over and game.round < 5:
             legal = game.legal_actions()
             game.apply(legal[int(rng.random() * len(legal))])
@@ -182,11 +171,11 @@ def _mid_game(num_players: int, seed: int, record: RecordedGame | None,
 
 
 def bench_clone(num_players: int, seconds: float = 1.0, seed: int = 0,
-                record: RecordedGame | None = None, backend: str = "python") -> BenchRow:
+                record: RecordedGame | None = None) -> BenchRow:
     """Clones per second of a mid-game state (see :func:`_mid_game`) through
     :meth:`Game.clone`."""
     seconds = check_seconds(seconds)
-    game = _mid_game(num_players, seed, record, backend)
+    game = _mid_game(num_players, seed, record)
     count = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -195,58 +184,46 @@ def bench_clone(num_players: int, seconds: float = 1.0, seed: int = 0,
             game.clone()
         count += 100
     elapsed = time.perf_counter() - start
-    return BenchRow(f"engine {_tag(backend)}, clone a mid-game state", num_players,
+    return BenchRow("engine [Game API], clone a mid-game state", num_players,
                     count / elapsed, "clones/s", seconds=elapsed)
 
 
 def bench_clone_native(num_players: int, seconds: float = 1.0, seed: int = 0,
                        record: RecordedGame | None = None) -> BenchRow:
-    """Clones per second of the same mid-game state inside the native core."""
+    """Clones per second of the same mid-game state inside the C++ core."""
     seconds = check_seconds(seconds)
-    core = _mid_game(num_players, seed, record, "native").native_core
+    core = _mid_game(num_players, seed, record).native_core
     native = core_module()
     count, spent, batch = 0, 0.0, 1000
     while spent < seconds:
         spent += native.bench_clones(core, batch)
         count += batch
         batch = min(batch * 2, 1_000_000)
-    return BenchRow("engine [native, C++ loop], clone a mid-game state", num_players,
+    return BenchRow("engine [C++ loop], clone a mid-game state", num_players,
                     count / spent, "clones/s", seconds=spent)
 
 
-def engine_section(num_players: int, seconds: float, seed: int,
-                   native: bool) -> tuple[list[BenchRow], list[RecordedGame]]:
+def engine_section(num_players: int, seconds: float,
+                   seed: int) -> tuple[list[BenchRow], list[RecordedGame]]:
     """The engine rows of one player count: random play, heuristic self-play (recorded),
-    the recorded games replayed, clones; each on the Python engine and, with ``native``, on
-    the native core through the Game API and in C++."""
-    rows = [bench_engine(num_players, seconds, seed)]
-    if native:
-        rows.append(bench_engine(num_players, seconds, seed, backend="native"))
-        rows.append(bench_engine_native(num_players, seconds, seed))
+    the recorded games replayed, clones; each through the Game API and in a C++ loop."""
     selfplay, recorded = record_heuristic_games(num_players, seconds, seed)
-    rows.append(selfplay)
-    if native:
-        rows.append(record_heuristic_games(num_players, seconds, seed, backend="native")[0])
-    rows.append(bench_replay(recorded, num_players, seconds))
-    if native:
-        rows.append(bench_replay(recorded, num_players, seconds, backend="native"))
-        rows.append(bench_replay_native(recorded, num_players, seconds))
     clone_seconds = min(1.0, seconds)
-    rows.append(bench_clone(num_players, clone_seconds, record=recorded[0]))
-    if native:
-        rows.append(bench_clone(num_players, clone_seconds, record=recorded[0],
-                                backend="native"))
-        rows.append(bench_clone_native(num_players, clone_seconds, record=recorded[0]))
+    rows = [bench_engine(num_players, seconds, seed),
+            bench_engine_native(num_players, seconds, seed), selfplay,
+            bench_replay(recorded, num_players, seconds),
+            bench_replay_native(recorded, num_players, seconds),
+            bench_clone(num_players, clone_seconds, record=recorded[0]),
+            bench_clone_native(num_players, clone_seconds, record=recorded[0])]
     return rows, recorded
 
 
-def searched_positions(num_players: int, seed: int, backend: str,
-                       limit: int = 200) -> list[Game]:
+def searched_positions(num_players: int, seed: int, limit: int = 200) -> list[Game]:
     """Copies of the first ``limit`` positions of a seeded heuristic game where a search
     agent would search (a turn or bid decision with a choice): what the search rows time."""
     from zavandor_env.agents.heuristic import HeuristicAgent
 
-    game = Game.new(GameConfig(num_players=num_players), seed=seed, backend=backend)
+    game = Game.new(GameConfig(num_players=num_players), seed=seed)
     players = [HeuristicAgent(seed=s) for s in range(num_players)]
     for s, player in enumerate(players):
         player.reset(s, num_players)
@@ -260,19 +237,17 @@ def searched_positions(num_players: int, seed: int, backend: str,
 
 
 def bench_mcts(num_players: int, seconds: float = 3.0, seed: int = 0,
-               engine: str = "python", iterations: int = 64) -> BenchRow:
-    """MCTS iterations per second (the agent's default settings, ``iterations`` per
-    decision) on the searched decisions of a heuristic game, cycling through its positions
-    for about ``seconds``; ``engine`` is the agent's search engine (``"python"`` or
-    ``"native"``)."""
+               iterations: int = 64) -> BenchRow:
+    """MCTS iterations per second (``iterations`` per decision) on the searched decisions of
+    a heuristic game, cycling through its positions for about ``seconds``."""
     from zavandor_env.agents.mcts import MCTSAgent
 
     seconds = check_seconds(seconds)
-    positions = searched_positions(num_players, seed, backend="python")
+    positions = searched_positions(num_players, seed)
     # The IS-MCTS tree search with a one-round horizon around the heuristic, as the published
     # rows were measured (the agent's default is now the flat search around the planner, whose
     # iterations are whole-game playouts).
-    agent = MCTSAgent(seed=seed, iterations=iterations, engine=engine, algorithm="tree",
+    agent = MCTSAgent(seed=seed, iterations=iterations, algorithm="tree",
                       horizon_rounds=1, policy="heuristic")
     done = decisions = 0
     start = time.perf_counter()
@@ -284,7 +259,7 @@ def bench_mcts(num_players: int, seconds: float = 3.0, seed: int = 0,
         done += agent.last_iterations
         decisions += 1
     elapsed = time.perf_counter() - start
-    return BenchRow(f"mcts [{engine}], {iterations} iterations per decision", num_players,
+    return BenchRow(f"mcts, {iterations} iterations per decision", num_players,
                     done / elapsed, "iterations/s", seconds=elapsed)
 
 
@@ -298,7 +273,7 @@ def bench_netsearch(num_players: int, seconds: float = 3.0, seed: int = 0,
     from zavandor_env.resources import data_path
 
     seconds = check_seconds(seconds)
-    positions = searched_positions(num_players, seed, backend="native")
+    positions = searched_positions(num_players, seed)
     policy = cached_policy(str(data_path(DEFAULT_NET.format(n=num_players))))
     search = NetworkSearch(policy, iterations=iterations)
     done = decisions = 0
@@ -308,22 +283,22 @@ def bench_netsearch(num_players: int, seconds: float = 3.0, seed: int = 0,
         done += search.run(position, position.current_player, decisions).iterations
         decisions += 1
     elapsed = time.perf_counter() - start
-    return BenchRow(f"mcts:policy=network [native], {iterations} iterations per decision",
+    return BenchRow(f"mcts:policy=network, {iterations} iterations per decision",
                     num_players, done / elapsed, "iterations/s", seconds=elapsed)
 
 
-def native_extras(num_players: int, seconds: float = 3.0, seed: int = 0) -> list[BenchRow]:
-    """Rows of what runs natively beyond the engine: the batched vector env (N=64, random
-    and heuristic opponents), MCTS iterations per second with the search on each engine, and
-    the network-guided search's iterations per second."""
-    from zavandor_env.envs.vector import bench_vector_row
+def search_and_vector_rows(num_players: int, seconds: float = 3.0,
+                           seed: int = 0) -> list[BenchRow]:
+    """Rows of what runs in C++ beyond the engine: the batched vector env (N=64, random and
+    heuristic opponents), MCTS iterations per second, and the network-guided search's."""
+    from zavandor_env.bench.vector import bench_vector_row
 
     # Under the rulebook's Curse a random learner is out within a round (games of ~5 learner
     # steps: new deals dominate); with the affordability filter games run their full length.
     rows = [bench_vector_row(num_players, 64, seconds, opponents, **options)
             for options in ({}, {"allow_overbid": False})
             for opponents in ("random", "heuristic")]
-    rows += [bench_mcts(num_players, seconds, seed, engine) for engine in ("python", "native")]
+    rows.append(bench_mcts(num_players, seconds, seed))
     if hasattr(core_module(), "netmcts_search"):
         rows.append(bench_netsearch(num_players, seconds, seed))
     return rows

@@ -153,28 +153,25 @@ def bench_env_section(
     seed: int = 0,
     recorded: Mapping[int, Sequence[RecordedGame]] | None = None,
     out: Callable[[str], None] = print,
-    native: bool = False,
     extras: Callable[[int], list[BenchRow]] | None = None,
 ) -> list[BenchRow]:
     """The ``zavandor bench`` section for environments: zavandor ``env()`` and ``raw_env`` at
-    each player count (on each backend: Python, and native when ``native``) with random play
-    and (given ``recorded`` games per player count) with games that end by the rules, the
+    each player count with random play and (given ``recorded`` games per player count) with
+    games that end by the rules, the
     rows ``extras(players)`` adds (the CLI: the batched vector env and MCTS, which live in the
     agents layer), then the PettingZoo and OpenSpiel peers; prints the rows with their ratio
     to texas_holdem_v4 through ``out`` and returns them."""
     from zavandor_env.envs.aec import env, raw_env
 
     rows: list[BenchRow] = []
-    backends = ("python", "native") if native else ("python",)
     for n in players:
-        for backend in backends:
-            for factory, label in ((env, "env()"), (raw_env, "raw_env")):
-                make = partial(factory, num_players=n, backend=backend)
-                name = f"zavandor_v0 {label} [{backend}]"
-                rows.append(bench_aec(make, f"{name}, random play", seconds, seed, n))
-                if recorded and recorded.get(n):
-                    rows.append(bench_aec_replay(make, f"{name}, heuristic games",
-                                                 recorded[n], n, seconds))
+        for factory, label in ((env, "env()"), (raw_env, "raw_env")):
+            make = partial(factory, num_players=n)
+            name = f"zavandor_v0 {label}"
+            rows.append(bench_aec(make, f"{name}, random play", seconds, seed, n))
+            if recorded and recorded.get(n):
+                rows.append(bench_aec_replay(make, f"{name}, heuristic games", recorded[n], n,
+                                             seconds))
         if extras is not None:
             rows += extras(n)
     reference = None

@@ -2,7 +2,7 @@
 
 They sit in the engine layer because every layer's benchmark reports them: the engine rows
 (``zavandor_env.bench.engine``, ``zavandor bench``), the environment rows
-(``zavandor_env.bench.env``) and the native vector env's row (``zavandor_env.envs.vector``).
+(``zavandor_env.bench.env``) and the native vector env's row (``zavandor_env.bench.vector``).
 """
 
 from __future__ import annotations

@@ -29,9 +29,9 @@ def add_parser(sub: Any) -> None:
         "by the rules (heuristic self-play), beside PettingZoo peers",
         description="Times, per player count: uniformly random play; heuristic self-play "
         "(recorded once, agents included); the recorded games replayed through the engine; "
-        "state cloning -- each on the Python engine and, when built, on the native core "
-        "(through the Game API and in a C++ loop); then the AEC env (env() and raw_env, both "
-        "backends) with random play and the recorded games, the batched vector env, MCTS "
+        "state cloning -- each on the C++ core through the Game API and in a C++ loop; then "
+        "the AEC env (env() and raw_env) with random play and the recorded games, the "
+        "batched vector env, MCTS "
         "iterations per second, and the peers (PettingZoo texas_holdem_v4 and "
         "connect_four_v3, OpenSpiel through pyspiel) when installed.  Every row shows the "
         "share of games cut off by a safety limit.",
@@ -45,9 +45,8 @@ def add_parser(sub: Any) -> None:
                        help="time per row (default 3; about 8 rows per player count)")
     bench.add_argument("--seed", type=NON_NEGATIVE, default=0)
     bench.add_argument("--engine-only", action="store_true", help="skip env and peer rows")
-    bench.add_argument("--python-only", action="store_true",
-                       help="time only the Python engine (default: both backends when the "
-                       "native core is built)")
+    # Kept so that old command lines still run: there is no Python engine to time any more.
+    bench.add_argument("--python-only", action="store_true", help=argparse.SUPPRESS)
     bench.add_argument("--json", metavar="FILE", help="also write every row to FILE as a list "
                        "of objects (name, players, per_second, unit, truncated_share, ...)")
     add_quiet(bench)
@@ -61,24 +60,25 @@ def run(args: argparse.Namespace) -> int:
     from zavandor_env.bench.engine import engine_section
     from zavandor_env.engine import native_available, native_status
 
+    if not native_available():
+        return fail("bench", native_status())
+    if args.python_only:
+        print("(--python-only: every game runs on the C++ core now; timing it)")
     if args.json:
         try:
             check_writable_file(args.json)
         except UsageError as exc:
             return fail("bench", exc)
-    native = native_available() and not args.python_only
     rows: list[BenchRow] = []
     recorded: dict[int, list[RecordedGame]] = {}
     for n in tqdm(args.players, desc="engine", unit="config", disable=not progress_wanted(args)):
-        section, recorded[n] = engine_section(n, args.seconds, args.seed, native)
+        section, recorded[n] = engine_section(n, args.seconds, args.seed)
         rows += section
-    print("Engine (one process, one core; ratio: to the [python] row of the same kind):")
-    if not native:
-        print(f"  ({native_status() if not native_available() else 'native rows skipped'})")
+    print("Engine (one process, one core):")
     for row in rows:
-        print("  " + row.text() + _ratio_to_python(row, rows))
+        print("  " + row.text())
     if not args.engine_only:
-        rows += _env_rows(args, recorded, native)
+        rows += _env_rows(args, recorded)
     if args.json:
         try:
             write_json(args.json, [row.to_dict() for row in rows])
@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _env_rows(args: argparse.Namespace, recorded: dict[int, list[RecordedGame]],
-              native: bool) -> list[BenchRow]:
+def _env_rows(args: argparse.Namespace,
+              recorded: dict[int, list[RecordedGame]]) -> list[BenchRow]:
     """The environment and peer rows (printed as they are timed), or none without
     PettingZoo."""
     try:
@@ -99,23 +99,9 @@ def _env_rows(args: argparse.Namespace, recorded: dict[int, list[RecordedGame]],
         return []
     from functools import partial
 
-    from zavandor_env.bench.engine import native_extras
+    from zavandor_env.bench.engine import search_and_vector_rows
 
-    extras = partial(native_extras, seconds=args.seconds, seed=args.seed)
+    extras = partial(search_and_vector_rows, seconds=args.seconds, seed=args.seed)
     rows: list[BenchRow] = bench_env_section(args.players, args.seconds, args.seed, recorded,
-                                             native=native, extras=extras if native else None)
+                                             extras=extras)
     return rows
-
-
-def _ratio_to_python(row: BenchRow, rows: list[BenchRow]) -> str:
-    """``  52.1x python`` for a native row beside its ``[python]`` twin (same name with the
-    backend tag replaced, same player count)."""
-    import re
-
-    if "[native" not in row.name:
-        return ""
-    twin = re.sub(r"\[native[^\]]*\]", "[python]", row.name)
-    for other in rows:
-        if other.players == row.players and other.name == twin:
-            return f"  {row.per_second / other.per_second:>7.1f}x python"
-    return ""

@@ -11,9 +11,12 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zavandor_env.io.limits import MAX_WORKERS
+
+if TYPE_CHECKING:
+    from zavandor_env.eval.run_folder import ReportFolder
 
 #: The exit code of an error the user can fix (a bad value, a missing file).
 EXIT_USAGE = 2
@@ -172,7 +175,7 @@ def add_trust_pickle(parser: argparse.ArgumentParser) -> None:
                         help="let policy agents load SB3 .zip checkpoints, which are unpickled "
                         "and can run code from the file: only for files you trust (agent "
                         "specs cannot ask for this; convert instead with python -m "
-                        "zavandor_env.train.export FILE.zip)")
+                        "zavandor_env.train.ppo.export FILE.zip)")
 
 
 # ---- files -----------------------------------------------------------------------------------
@@ -204,3 +207,103 @@ def remove_if_empty(path: Path) -> None:
         path.rmdir()
     except OSError:
         pass  # not empty (or already gone): nothing to tidy
+
+
+# ---- commands that play games into a report folder (eval, ladder, scorecard) ---------------
+def add_run_options(parser: argparse.ArgumentParser, games: str, default_games: int) -> None:
+    """``--players`` (several), ``--games``, ``--seed`` and ``--game`` of a run over several
+    player counts (the ladder, the scorecard)."""
+    parser.add_argument("--players", type=PLAYERS, nargs="+", default=[2, 4, 6],
+                        help="player counts, 2-6 (default: 2 4 6)")
+    parser.add_argument("--games", type=POSITIVE, default=default_games,
+                        help=f"games per {games}, rounded up to a multiple of the player count "
+                        f"(default {default_games})")
+    parser.add_argument("--seed", type=NON_NEGATIVE, default=0,
+                        help="first deal seed (default 0)")
+    parser.add_argument("--game", metavar="YAML", help="game config file for the rules "
+                        "(configs/game/*.yaml; its player count is ignored); default: the "
+                        "rulebook with allow_overbid: false, as the shipped policies were "
+                        "trained")
+
+
+def add_folder_options(parser: argparse.ArgumentParser, report: str, out_name: str, chart: str,
+                       resume: str | None = None, unchanged: str | None = None) -> None:
+    """``--workers``, ``--out``, ``--overwrite``, ``--resume`` (when ``resume`` is its help),
+    ``--no-chart`` and ``--quiet`` of a command writing ``report`` to a folder, by default a
+    new ``eval_out/<YYYYmmdd-HHMMSS>-<out_name>``."""
+    parser.add_argument("--workers", type=WORKERS, default=None,
+                        help="processes (default: all cores)"
+                        + (f"; does not change the {unchanged}" if unchanged else ""))
+    parser.add_argument("--out", metavar="DIR", help=f"{report} directory, new or empty "
+                        f"(default: a new eval_out/<YYYYmmdd-HHMMSS>-{out_name})")
+    parser.add_argument("--overwrite", action="store_true",
+                        help=f"replace the {report} an earlier run wrote to --out")
+    if resume:
+        parser.add_argument("--resume", action="store_true", help=resume)
+    parser.add_argument("--no-chart", action="store_true", help=f"skip {chart}")
+    add_quiet(parser)
+
+
+def prepare_folder(args: argparse.Namespace, folder: ReportFolder, run: str,
+                   out_name: str) -> tuple[Path, bool]:
+    """Before any game: the chart's library, ``--resume`` beside ``--out`` and without
+    ``--overwrite``, and ``--out`` (or a new ``eval_out/<date-time>-<out_name>``) checked and
+    locked (:meth:`~zavandor_env.eval.run_folder.ReportFolder.prepare`); returns the folder
+    and whether it existed before."""
+    from zavandor_env.eval.run_folder import default_output_dir
+    from zavandor_env.extras import require
+
+    if not args.no_chart:  # the chart needs matplotlib
+        require("eval", "the chart (--no-chart skips it)", only=["matplotlib"])
+    resume = getattr(args, "resume", False)
+    if resume and not args.out:
+        raise UsageError(f"--resume continues the interrupted {run} in --out DIR: give --out")
+    if resume and args.overwrite:
+        raise UsageError(f"give --resume (continue the {run} in --out) or --overwrite (start "
+                         "it again), not both")
+    existed = args.out is not None and Path(args.out).exists()
+    out = folder.prepare(args.out or default_output_dir(out_name), overwrite=args.overwrite,
+                         resume=resume)
+    return out, existed
+
+
+def play_into_folder(command: str, folder: ReportFolder, out: Path, existed: bool,
+                     play: Callable[[], Any], write: Callable[[Any], list[str]],
+                     report: str) -> int:
+    """Run ``play()`` for the prepared folder ``out``, then ``write(result)`` (it writes the
+    report, before anything is printed: a closed pipe must not lose it, and returns the lines
+    to show).  A failure is one line (naming the kept games when ``--resume`` can continue
+    them), Ctrl-C exit code 130, and a folder made for the run is not left empty."""
+    try:
+        result = play()
+    except BaseException as exc:
+        if not existed:
+            remove_if_empty(out)  # leave no empty directory behind a failed run
+        kept = resume_hint(out, folder)
+        if isinstance(exc, (ValueError, ConnectionError)):  # a foreign journal; no cluster
+            return fail(command, exc)
+        if isinstance(exc, OSError):  # a journal cannot grow: a full disk
+            return fail(command, f"cannot record the games in {str(out)!r}: "
+                        f"{exc.strerror or exc}{kept}")
+        if isinstance(exc, KeyboardInterrupt):
+            print(f"\nzavandor {command}: interrupted{kept}", file=sys.stderr)
+            return 130
+        raise
+    try:
+        lines = write(result)
+    except (OSError, ValueError) as exc:
+        return fail(command, f"cannot write the {report} to {str(out)!r}: "
+                    f"{getattr(exc, 'strerror', None) or exc}{resume_hint(out, folder)}")
+    for line in lines:
+        show(line)
+    return 0
+
+
+def resume_hint(out: Path, folder: ReportFolder) -> str:
+    """What to say about the games kept in ``out`` after a failed or stopped run."""
+    kept = sorted(p for p in out.glob("*") if folder.is_journal(p.name) and p.is_file())
+    if not kept:
+        return ""
+    where = kept[0] if len(kept) == 1 else out
+    return (f"; the finished games are kept in {str(where)!r}: the same command with "
+            f"--resume --out {str(out)!r} plays only the missing ones and writes the report")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,25 +10,21 @@ from zavandor_env.cli.common import (
     NON_NEGATIVE,
     PLAYERS,
     POSITIVE,
-    WORKERS,
     UsageError,
-    add_quiet,
+    add_folder_options,
     add_trust_pickle,
     examples,
     fail,
+    play_into_folder,
+    prepare_folder,
     progress_wanted,
-    remove_if_empty,
-    show,
 )
-from zavandor_env.extras import require
 
 POLICY_2P = "policy:path=train/checkpoints/selfplay_2p/policy.npz"
 
 
 def add_parser(sub: Any) -> None:
     """Register ``eval`` with the subcommands' action ``sub``."""
-    from zavandor_env.agents.registry import ENGINE_HELP
-
     ev = sub.add_parser(
         "eval", help="tournament between agents (win rates, CIs, ratings)",
         description="Plays a tournament and writes summary.json/csv, games.csv, chart.png "
@@ -48,7 +43,7 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("config", nargs="?", help="tournament YAML file (configs/eval/*.yaml)")
     ev.add_argument("--agents", nargs="+", metavar="SPEC",
                     help="agents as name or name:key=value,... (e.g. mcts:iterations=32, "
-                    f"random:label=r2); {ENGINE_HELP}")
+                    "random:label=r2)")
     ev.add_argument("--players", type=PLAYERS, default=None,
                     help="players per game, 2-6 (default: the YAML's, else 2)")
     ev.add_argument("--games", type=POSITIVE, default=None,
@@ -58,19 +53,11 @@ def add_parser(sub: Any) -> None:
                     help="first deal seed, 0 or more (default: the YAML's, else 0)")
     ev.add_argument("--game", metavar="YAML", help="game config file (configs/game/*.yaml): "
                     "rule options and, unless --players is given, the player count")
-    ev.add_argument("--workers", type=WORKERS, default=None,
-                    help="processes (default: all cores)")
-    ev.add_argument("--out", metavar="DIR", help="report directory, new or empty (default: a "
-                    "new eval_out/<YYYYmmdd-HHMMSS>-<lineup>)")
-    ev.add_argument("--overwrite", action="store_true",
-                    help="replace the report an earlier eval wrote to --out")
-    ev.add_argument("--resume", action="store_true",
-                    help="continue the interrupted eval in --out: the games it finished "
-                    "(kept in games.jsonl as each ends) are not played again; give the same "
-                    "agents, players, games, seed and rules (refused otherwise)")
     ev.add_argument("--save-replays", action="store_true", help="write every game's replay")
-    ev.add_argument("--no-chart", action="store_true", help="skip chart.png")
-    add_quiet(ev)
+    add_folder_options(ev, "report", "<lineup>", "chart.png", resume="continue the "
+                       "interrupted eval in --out: the games it finished (kept in games.jsonl "
+                       "as each ends) are not played again; give the same agents, players, "
+                       "games, seed and rules (refused otherwise)")
     ev.add_argument("--ray", action="store_true", help="play the games as Ray tasks (same "
                     "seeds, same results as the process pool; needs the [ray] extra): on a "
                     "local Ray started for the run, or on the cluster at --address")
@@ -81,19 +68,13 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zavandor_env.eval.tournament import (
-        JOURNAL_FILE,
-        JournalError,
-        RayConnectionError,
-        TournamentReport,
-        check_agents,
-        prepare_output_dir,
-        run_tournament,
-    )
+    """Run ``zavandor eval``; return the exit code."""
+    from zavandor_env.eval.tournament import check_agents
+    from zavandor_env.eval.tournament_journal import JOURNAL_FILE
+    from zavandor_env.eval.tournament_report import EVAL_FOLDER, TournamentReport
+    from zavandor_env.eval.tournament_run import run_tournament
 
     try:
-        if not args.no_chart:  # before any game is played: the chart needs matplotlib
-            require("eval", "the chart (--no-chart skips it)", only=["matplotlib"])
         config = _eval_config(args)
         human = [spec.label for spec in config.agents if spec.interactive]
         if human:
@@ -102,62 +83,28 @@ def run(args: argparse.Namespace) -> int:
                 "tournament; to play against agents use `zavandor play AGENT...`"
             )
         _check_ray_options(args)  # before any directory or game: --ray without Ray
-        _check_resume_options(args)
         check_agents(config)  # a missing policy file fails here, not in a worker
-        existed = args.out is not None and Path(args.out).exists()
-        out = (prepare_output_dir(args.out, overwrite=args.overwrite, resume=args.resume)
-               if args.out else _new_output_dir(args, config))
+        name = Path(args.config).stem if args.config else "-".join(s.label for s in config.agents)
+        out, existed = prepare_folder(args, EVAL_FOLDER, "run", name)
     except (OSError, ValueError) as exc:
         return fail("eval", exc)
-    journal = out / JOURNAL_FILE
-    try:  # every finished game is in the journal at once: a killed run loses none
+
+    def play() -> TournamentReport:  # every finished game is in the journal at once
         records = run_tournament(config, progress=progress_wanted(args), use_ray=args.ray,
-                                 address=args.address, journal=journal, resume=args.resume)
-    except BaseException as exc:
-        if not existed:
-            remove_if_empty(out)  # leave no empty directory behind a failed run
-        if isinstance(exc, (RayConnectionError, JournalError)):  # no cluster; not this run's
-            return fail("eval", exc)
-        kept = _resume_hint(journal)
-        if isinstance(exc, OSError):  # the journal cannot grow: a full disk
-            return fail("eval", f"cannot record the games in {str(journal)!r}: "
-                         f"{exc.strerror or exc}{kept}")
-        if isinstance(exc, KeyboardInterrupt):
-            print(f"\nzavandor eval: interrupted{kept}", file=sys.stderr)
-            return 130
-        raise
-    report = TournamentReport.build(config, records)
-    try:  # written before printing: a closed pipe (| head) must not lose the results
+                                 address=args.address, journal=out / JOURNAL_FILE,
+                                 resume=args.resume)
+        return TournamentReport.build(config, records)
+
+    def write(report: TournamentReport) -> list[str]:
         paths = report.write(out, chart=not args.no_chart, replace=args.overwrite or args.resume)
-    except OSError as exc:
-        return fail("eval", f"cannot write the report to {str(out)!r}: "
-                     f"{exc.strerror or exc}{_resume_hint(journal)}")
-    show(report.text())
-    show(f"wrote {len(paths)} file(s) to {out}")
-    return 0
+        return [report.text(), f"wrote {len(paths)} file(s) to {out}"]
 
-
-def _check_resume_options(args: argparse.Namespace) -> None:
-    """``--resume`` continues the run in ``--out``: it needs one, and replaces nothing."""
-    if args.resume and not args.out:
-        raise UsageError("--resume continues the interrupted run in --out DIR: give --out")
-    if args.resume and args.overwrite:
-        raise UsageError("give --resume (continue the run in --out) or --overwrite (start "
-                         "it again), not both")
-
-
-def _resume_hint(journal: Path) -> str:
-    """What to say about the games kept in ``journal`` after a failed or stopped run."""
-    if not journal.is_file():
-        return ""
-    return (f"; the finished games are kept in {str(journal)!r}: the same command with "
-            f"--resume --out {str(journal.parent)!r} plays only the missing ones and writes "
-            "the report")
+    return play_into_folder("eval", EVAL_FOLDER, out, existed, play, write, "report")
 
 
 def _check_ray_options(args: argparse.Namespace) -> None:
     """Refuse ``--address`` without ``--ray``, and ``--ray`` where Ray is not installed."""
-    from zavandor_env.eval.tournament import RayMissingError, import_ray
+    from zavandor_env.eval.ray_cluster import RayMissingError, import_ray
 
     if args.address and not args.ray:
         raise UsageError("--address names the Ray cluster to play on: give --ray too")
@@ -169,56 +116,33 @@ def _check_ray_options(args: argparse.Namespace) -> None:
 
 
 def _eval_config(args: argparse.Namespace) -> Any:
-    from zavandor_env.agents.registry import parse_spec
-    from zavandor_env.eval.tournament import TournamentConfig
-
-    if args.config:
-        if args.agents:
-            raise UsageError("give either a tournament YAML file or --agents, not both")
-        config = TournamentConfig.from_yaml(
-            args.config, num_players=args.players, games=args.games, seed=args.seed,
-            workers=args.workers, save_replays=args.save_replays or None,
-        )
-    elif not args.agents:
-        raise UsageError("give --agents or a tournament YAML file")
-    else:
-        config = TournamentConfig(
-            agents=[parse_spec(a) for a in args.agents],
-            num_players=2 if args.players is None else args.players,
-            games=100 if args.games is None else args.games,
-            seed=0 if args.seed is None else args.seed,
-            workers=args.workers, save_replays=args.save_replays,
-        )
-    if args.game:
-        config = _with_game_file(config, args.game, players_given=args.players is not None)
-    if args.trust_pickle:  # the caller's consent, for every agent (no spec can give it)
-        import dataclasses
-
-        config = dataclasses.replace(config, agents=[s.trusting() for s in config.agents])
-    return config
-
-
-def _new_output_dir(args: argparse.Namespace, config: Any) -> Path:
-    """``eval_out/<YYYYmmdd-HHMMSS>-<lineup>``, new for this run."""
-    from zavandor_env.eval.tournament import default_output_dir, prepare_output_dir
-
-    name = Path(args.config).stem if args.config else "-".join(s.label for s in config.agents)
-    return prepare_output_dir(default_output_dir(name))
-
-
-def _with_game_file(config, path: str, players_given: bool):  # noqa: ANN001, ANN202
-    """The tournament with the rule options (and, unless --players is given, the player
-    count) of a game config file."""
+    """The tournament of the command line: a tournament file or ``--agents``, the flags given
+    replacing its values, the rule options (and, unless ``--players`` is given, the player
+    count) of ``--game``, and ``--trust-pickle`` for every agent."""
     import dataclasses
 
+    from zavandor_env.agents.registry import parse_spec
     from zavandor_env.engine import GameConfig
+    from zavandor_env.eval.tournament import TournamentConfig
 
-    game = GameConfig.from_yaml(path).to_dict()
-    players = game.pop("num_players")
-    options = {k: v for k, v in game.items() if v != getattr(GameConfig, k, None)}
-    return dataclasses.replace(  # re-validated: e.g. chosen characters must fit --players
-        config,
-        num_players=config.num_players if players_given else players,
-        game_options={**config.game_options, **options},
-    )
-
+    given = {"num_players": args.players, "games": args.games, "seed": args.seed,
+             "workers": args.workers, "save_replays": args.save_replays or None}
+    if args.config and args.agents:
+        raise UsageError("give either a tournament YAML file or --agents, not both")
+    if not (args.config or args.agents):
+        raise UsageError("give --agents or a tournament YAML file")
+    config = (TournamentConfig.from_yaml(args.config, **given) if args.config else
+              TournamentConfig([parse_spec(a) for a in args.agents],
+                               **{k: v for k, v in given.items() if v is not None}))
+    changes: dict[str, Any] = {}
+    if args.game:
+        game = GameConfig.from_yaml(args.game).to_dict()
+        players = game.pop("num_players")
+        changes["game_options"] = {**config.game_options, **{
+            k: v for k, v in game.items() if v != getattr(GameConfig, k, None)}}
+        if args.players is None:
+            changes["num_players"] = players
+    if args.trust_pickle:  # the caller's consent, for every agent (no spec can give it)
+        changes["agents"] = [s.trusting() for s in config.agents]
+    # Re-validated: e.g. chosen characters must fit --players.
+    return dataclasses.replace(config, **changes)

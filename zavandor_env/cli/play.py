@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 
 def add_parser(sub: Any) -> None:
     """Register ``play`` with the subcommands' action ``sub``."""
-    from zavandor_env.agents.registry import ENGINE_HELP
-
     play = sub.add_parser(
         "play", help="play against agents in the terminal",
         description="Your seat's view of the table; answer each decision with its number or "
@@ -40,7 +38,7 @@ def add_parser(sub: Any) -> None:
             "# against the shipped 2-player policy",
             "zavandor play policy:path=train/checkpoints/selfplay_2p/policy.npz"))
     play.add_argument("opponents", nargs="*", default=["heuristic"], metavar="SPEC",
-                      help=f"opponent agents (default: one heuristic); {ENGINE_HELP}")
+                      help="opponent agents (default: one heuristic)")
     play.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
     play.add_argument("--seed", type=NON_NEGATIVE, default=0, help="deal seed (default 0)")
     play.add_argument("--save", metavar="FILE", help="write the game's replay JSON here (also "

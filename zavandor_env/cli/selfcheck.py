@@ -1,4 +1,5 @@
-"""``zavandor selfcheck``: the native engine against the Python one, decision by decision."""
+"""``zavandor selfcheck``: the C++ core against its oracle (the Python rules), decision by
+decision."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from zavandor_env.cli.common import (
 def add_parser(sub: Any) -> None:
     """Register ``selfcheck`` with the subcommands' action ``sub``."""
     check = sub.add_parser(
-        "selfcheck", help="play games on the native and the Python engine and compare them "
-        "after every decision",
-        description="Plays --games games per player count on both engine backends (random, "
+        "selfcheck", help="play games on the C++ core and on its oracle (the Python rules) "
+        "and compare them after every decision",
+        description="Plays --games games per player count on the C++ core and on the oracle "
+        "(random, "
         "thrifty and heuristic players; the rulebook's options and each option flipped) and "
         "compares the legal actions, the whole state (random generator included) and the "
         "scores after every decision.  Exit 0: identical; exit 1: the first difference, "
@@ -41,11 +43,12 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``zavandor selfcheck``; exit 0 when the backends agree, 1 when they differ."""
+    """Run ``zavandor selfcheck``; exit 0 when the core and the oracle agree, 1 when they
+    differ."""
     from tqdm import tqdm
 
     from zavandor_env.engine import native_available, native_status
-    from zavandor_env.selfcheck import BackendMismatch, run_selfcheck
+    from zavandor_env.selfcheck import OracleMismatch, run_selfcheck
 
     if not native_available():
         return fail("selfcheck", native_status())
@@ -57,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         report = run_selfcheck(args.players, args.games, args.seed, progress=progress)
-    except BackendMismatch as exc:
-        print(f"zavandor selfcheck: BACKENDS DIFFER: {exc}", file=sys.stderr)
+    except OracleMismatch as exc:
+        print(f"zavandor selfcheck: CORE AND ORACLE DIFFER: {exc}", file=sys.stderr)
         return 1
     print(report.text())
     return 0

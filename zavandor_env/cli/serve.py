@@ -10,8 +10,6 @@ from zavandor_env.cli.common import NON_NEGATIVE, examples, fail, int_range
 
 def add_parser(sub: Any) -> None:
     """Register ``serve`` with the subcommands' action ``sub``."""
-    from zavandor_env.agents.registry import ENGINE_HELP
-
     serve = sub.add_parser(
         "serve", help="play against agents in the browser (a local web app)",
         description="Serves one game at a time to a browser: the table from your seat, your "
@@ -26,7 +24,7 @@ def add_parser(sub: Any) -> None:
             "# two opponents, you in the second seat, on another port",
             "zavandor serve --agents heuristic random --seat 1 --port 8800"))
     serve.add_argument("--agents", nargs="+", default=["heuristic"], metavar="SPEC",
-                       help=f"opponent agents, 1 to 5 (default: one heuristic); {ENGINE_HELP}")
+                       help="opponent agents, 1 to 5 (default: one heuristic)")
     serve.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
     serve.add_argument("--seed", type=NON_NEGATIVE, default=None,
                        help="the first game's deal seed (default: random)")

@@ -1,5 +1,5 @@
 """``zavandor train`` and ``zavandor publish``: the parsers; the drivers live in
-``zavandor_env.train.cli`` and ``zavandor_env.train.publish`` (argparse only until a run
+``zavandor_env.train.cli`` and ``zavandor_env.train.common.publish`` (argparse only until a run
 starts: the RL stack is imported then)."""
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 def add_publish_parser(sub: Any) -> None:
     """Register ``publish`` with the subcommands' action ``sub``."""
-    from zavandor_env.train import publish
-
+    from zavandor_env.train.common import publish
     parser = sub.add_parser(
         "publish", help="publish a trained run: its weights-only policy, config and fresh "
         "evaluation figures, in a folder of their own",
@@ -42,6 +41,6 @@ def add_publish_parser(sub: Any) -> None:
 
 def run_publish(args: argparse.Namespace) -> int:
     """Run ``zavandor publish``; return the exit code."""
-    from zavandor_env.train.publish import run
+    from zavandor_env.train.common.publish import run
 
     return run(args)

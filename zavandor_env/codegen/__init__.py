@@ -12,9 +12,10 @@ The artifacts, in the order they are written:
 * ``docs``     -- ``docs/observation.md`` and ``docs/actions.md``, the observation layout and
   the action table (:data:`zavandor_env.codegen.observation_docs.GENERATED`).
 
-Everything is computed with the Python engine (``ZAVANDOR_BACKEND=python`` while it runs), so
-none of it needs the native core, and a stale one cannot spoil it.  It runs
-from a source checkout only (the tests and ``native/`` are not installed with the package).
+Everything is computed with the oracle, the Python rules (games are oracle games while it runs:
+:func:`zavandor_env.engine.oracle.games_on_the_oracle`), so a stale native core cannot spoil
+it.  It runs from a source checkout only (the tests and ``native/`` are not installed with the
+package).
 ``--check`` writes nothing and exits 1 listing every stale file, one a line; ``--only`` picks
 artifacts by name.  Regenerate goldens and snapshots only after a deliberate change of the rules
 or of the picture, and review their diff.
@@ -23,13 +24,13 @@ or of the picture, and review their diff.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from zavandor_env.codegen.header import HEADER_PATH, REBUILD, CodegenError, render
+from zavandor_env.engine.oracle import games_on_the_oracle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -138,19 +139,12 @@ def run(only: Sequence[str] | None = None, check: bool = False) -> list[str]:
         raise CodegenError(f"unknown artifact(s) {unknown}; choose from {names}")
     _check_checkout()
     stale: list[str] = []
-    # Goldens and snapshots are played by the reference engine, whatever is built: a native
-    # core older than the header must not write them.
-    backend = os.environ.get("ZAVANDOR_BACKEND")
-    os.environ["ZAVANDOR_BACKEND"] = "python"
-    try:
+    # Goldens and snapshots are played by the oracle, whatever is built: a native core older
+    # than the header must not write them.
+    with games_on_the_oracle():
         for artifact in ARTIFACTS:
             if artifact.name in chosen:
                 stale += artifact.update(not check)
-    finally:
-        if backend is None:
-            del os.environ["ZAVANDOR_BACKEND"]
-        else:
-            os.environ["ZAVANDOR_BACKEND"] = backend
     return stale
 
 

@@ -169,8 +169,8 @@ def _sizes(w: _Writer) -> None:
 
 def _state_codes(w: _Writer) -> None:
     from zavandor_env.engine import state
-    from zavandor_env.io import saved_games as validation
     from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS
+    from zavandor_env.io import saved_games as validation
 
     w.section("state codes", "engine/state.py")
     w.enum("Phase", _members(state.Phase))
@@ -326,7 +326,7 @@ def _heuristic(w: _Writer) -> None:
     names = [f.name for f in dataclasses.fields(heuristic.HeuristicWeights)]
     if names[0] != "expected_rounds":
         raise CodegenError("HeuristicWeights: expected_rounds must stay its first field "
-                           "(a mapping, converted by hand in bind_heuristic.cpp)")
+                           "(a mapping, converted by hand in bind_bots.cpp)")
     hints = typing.get_type_hints(heuristic.HeuristicWeights)
     for name in names[1:]:
         if hints[name] not in (int, float):
@@ -347,7 +347,7 @@ _MCTS_DEFAULTS: dict[str, Callable[[Any], tuple[str, str]]] = {
     "iterations": lambda v: ("long long iterations", _int(v, "iterations")),
     "seconds": lambda v: ("double seconds", "0.0" if v is None else _double(v, "seconds")),
     "policy": lambda v: ("ScriptedPolicy policy", f"ScriptedPolicy::{str(v).upper()}"),
-    "rollout": lambda v: ("", ""),  # None: the policy (bind_mcts.cpp)
+    "rollout": lambda v: ("", ""),  # None: the policy (bind_search.cpp)
     "horizon_rounds": lambda v: ("int horizon_rounds", _int(v, "horizon_rounds")),
     "c": lambda v: ("double c", _double(v, "c")),
     "prior_weight": lambda v: ("double prior_weight", _double(v, "prior_weight")),
@@ -363,30 +363,43 @@ _MCTS_DEFAULTS: dict[str, Callable[[Any], tuple[str, str]]] = {
 _MCTS_EXTRA_KEYS = ("planner", "max_seconds")
 
 
-def _mcts(w: _Writer) -> None:
-    from zavandor_env.agents import mcts
-
-    params = inspect.signature(mcts.MCTSAgent.__init__).parameters
-    searched = [n for n in params if n not in _MCTS_PYTHON_ONLY]
-    unknown = [n for n in searched if n not in _MCTS_DEFAULTS]
+def _search_defaults(w: _Writer, cls: type, owner: str, struct: str, prefix: str,
+                     python_only: Sequence[str],
+                     defaults: dict[str, Callable[[Any], tuple[str, str]]],
+                     extra_keys: Sequence[str]) -> None:
+    """The X-macro ``ZAV_<prefix>_DEFAULTS`` of ``struct`` members from the defaults of
+    ``cls.__init__`` (the parameters not in ``python_only``; ``owner`` names the class), and
+    the keys its search takes."""
+    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    searched = [n for n in params if n not in python_only]
+    unknown = [n for n in searched if n not in defaults]
     if unknown:
         raise CodegenError(
-            f"MCTSAgent parameter(s) {unknown}: say in zavandor_env/codegen/header.py how the "
-            "native search takes them (_MCTS_DEFAULTS) or that it does not (_MCTS_PYTHON_ONLY)")
-    w.section("MCTSAgent", "agents/mcts.py")
-    w.const("MCTS_MAX_ITERATIONS", mcts.MAX_ITERATIONS)
-    w.const("MCTS_MAX_SECONDS", mcts.MAX_SECONDS, "double")
-    w.line("// X(member declaration, default): MctsParams members from MCTSAgent's defaults.")
-    w.line("#define ZAV_MCTS_DEFAULTS(X) \\")
+            f"{owner} parameter(s) {unknown}: say in zavandor_env/codegen/header.py how "
+            f"the native search takes them (_{prefix}_DEFAULTS) or that it does not "
+            f"(_{prefix}_PYTHON_ONLY)")
+    w.line(f"// X(member declaration, default): {struct} members from {owner}'s "
+           "defaults.")
+    w.line(f"#define ZAV_{prefix}_DEFAULTS(X) \\")
     for name in searched:
-        decl, value = _MCTS_DEFAULTS[name](params[name].default)
+        decl, value = defaults[name](params[name].default)
         if decl:
             w.line(f"  X({decl}, {value}) \\")
     w.line("  /* end */")
-    keys = [*searched, *_MCTS_EXTRA_KEYS]
-    w.line("// The keys mcts_search accepts.")
-    w.line(f"inline constexpr const char* MCTS_PARAM_KEYS[{len(keys)}] = "
-           "{" + ", ".join(_string(k, "MCTSAgent") for k in keys) + "};")
+    keys = [*searched, *extra_keys]
+    w.line(f"// The keys {prefix.lower()}_search accepts.")
+    w.line(f"inline constexpr const char* {prefix}_PARAM_KEYS[{len(keys)}] = "
+           "{" + ", ".join(_string(k, owner) for k in keys) + "};")
+
+
+def _mcts(w: _Writer) -> None:
+    from zavandor_env.agents import mcts
+
+    w.section("MCTSAgent", "agents/mcts.py")
+    w.const("MCTS_MAX_ITERATIONS", mcts.MAX_ITERATIONS)
+    w.const("MCTS_MAX_SECONDS", mcts.MAX_SECONDS, "double")
+    _search_defaults(w, mcts.MCTSAgent, "MCTSAgent", "MctsParams", "MCTS", _MCTS_PYTHON_ONLY,
+                     _MCTS_DEFAULTS, _MCTS_EXTRA_KEYS)
 
 
 # NetworkSearch.__init__ parameters (agents/netsearch.py) that never reach the native search.
@@ -413,26 +426,9 @@ _NETMCTS_EXTRA_KEYS = ("max_seconds", "profile")
 def _netmcts(w: _Writer) -> None:
     from zavandor_env.agents import netsearch
 
-    params = inspect.signature(netsearch.NetworkSearch.__init__).parameters
-    searched = [n for n in params if n not in _NETMCTS_PYTHON_ONLY]
-    unknown = [n for n in searched if n not in _NETMCTS_DEFAULTS]
-    if unknown:
-        raise CodegenError(
-            f"NetworkSearch parameter(s) {unknown}: say in zavandor_env/codegen/header.py how "
-            "the native search takes them (_NETMCTS_DEFAULTS) or that it does not "
-            "(_NETMCTS_PYTHON_ONLY)")
     w.section("NetworkSearch", "agents/netsearch.py")
-    w.line("// X(member declaration, default): NetMctsParams members from NetworkSearch's "
-           "defaults.")
-    w.line("#define ZAV_NETMCTS_DEFAULTS(X) \\")
-    for name in searched:
-        decl, value = _NETMCTS_DEFAULTS[name](params[name].default)
-        w.line(f"  X({decl}, {value}) \\")
-    w.line("  /* end */")
-    keys = [*searched, *_NETMCTS_EXTRA_KEYS]
-    w.line("// The keys netmcts_search accepts.")
-    w.line(f"inline constexpr const char* NETMCTS_PARAM_KEYS[{len(keys)}] = "
-           "{" + ", ".join(_string(k, "NetworkSearch") for k in keys) + "};")
+    _search_defaults(w, netsearch.NetworkSearch, "NetworkSearch", "NetMctsParams", "NETMCTS",
+                     _NETMCTS_PYTHON_ONLY, _NETMCTS_DEFAULTS, _NETMCTS_EXTRA_KEYS)
 
 
 def _naive(w: _Writer) -> None:

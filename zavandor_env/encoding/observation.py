@@ -15,10 +15,9 @@ What a seat may know (and nothing else): all public state, its own hand values a
 concentrated cards and dust chits, which are face up), their 9-Sages cards only as counts per
 colour (the colour follows from the level entered), and decks only as sizes.
 
-Speed: the observation is built on every step, so the encoder appends whole state lists with
-``list +=`` (C speed), uses precomputed one-hot rows, and scales with one numpy multiply;
-there are no per-element numpy writes.  ``observation_reference.encode_reference`` computes
-the same vector slowly, field by field, and the tests hold the two bit-identical.
+The numbers are computed twice: fast by the C++ core (``native/src/observe.cpp``, what the
+environments use) and field by field, by name, in :mod:`.observation_reference` (the readable
+specification, used for the Python rules' states); the tests hold the two bit-identical.
 
 Compatibility: :data:`OBS_FINGERPRINT` hashes the layout (field names, sizes, scales, the
 clip bound) and the action table.  Policy files record it, so a network trained on one layout
@@ -37,16 +36,12 @@ import numpy as np
 from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
 from zavandor_env.engine.data import (
     ARTIFACTS,
-    CARD_LOAD,
-    CARD_TOKENS,
     CHARACTERS,
     CHIP_COSTS,
     COLOUR_NAMES,
-    CONC_TOKEN0,
     CONCENTRATED_PER_COLOUR,
     COPIES_BY_PLAYERS,
     DUST_CHITS,
-    DUST_TOKEN0,
     ENERGY_DECKS,
     FIELD_NAMES,
     GEM_NAMES,
@@ -59,19 +54,13 @@ from zavandor_env.engine.data import (
     NUM_COLOURS,
     NUM_GEMS,
     NUM_SENTINELS,
-    NUM_TOKENS,
     POSITION_MODIFIER,
     POSITION_NAMES,
     SENTINELS,
     SENTINELS_TO_END,
-    TOKEN_COLOUR,
-    TOKEN_LOAD,
-    TOKEN_VALUE,
     token_name,
 )
-from zavandor_env.engine.economy import hand_value
 from zavandor_env.engine.native import core_module, native_available, native_observe
-from zavandor_env.engine.queries import hand_limit, item_price, max_payable
 from zavandor_env.engine.state import Block, GameState, Phase
 
 if TYPE_CHECKING:
@@ -82,9 +71,11 @@ OBS_BOUND: Final = 10.0  # scaled values are clipped to [-OBS_BOUND, OBS_BOUND] 
 _ART_NAMES = tuple(a.name for a in ARTIFACTS)
 _SEN_NAMES = tuple(s.name for s in SENTINELS)
 _CARD_NAMES = tuple(token_name(t).replace(" ", "_") for t in range(NUM_CARD_TOKENS))
-_PHASES = (Phase.TURN, Phase.BID, Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM)
-_BLOCKS = tuple(Block)  # NONE first: the one-hot index is Block + 1
-_CLOSABLE_BLOCKS = tuple(b for b in Block if b != Block.NONE)  # bit b of blocks_used
+# The decisions the ``phase`` one-hot covers (nobody decides in GAME_OVER, ROUND_END: all
+# zeros), the blocks of the ``block`` one-hot and the bits of ``blocks_used``, in layout order.
+DECISION_PHASES = (Phase.TURN, Phase.BID, Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM)
+BLOCKS = tuple(Block)  # NONE first: the one-hot index is Block + 1
+CLOSABLE_BLOCKS = tuple(b for b in Block if b != Block.NONE)  # bit b of blocks_used
 
 # Scales that follow from the component tables: a count divided by the most there can be, so a
 # change to a table (a bigger supply, another copy per type) rescales its field with it.
@@ -121,12 +112,12 @@ GLOBAL_FIELDS: Final = (
        tuple(str(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))),
     _f("round", 1, 1 / 20, "current round (1 = first)"),
     _f("round_fraction", 1, 1.0, "round / max_rounds (the truncation horizon)"),
-    _f("phase", len(_PHASES), 1.0, "decision kind, one-hot",
-       tuple(p.name.lower() for p in _PHASES)),
-    _f("block", len(_BLOCKS), 1.0, "open phase-3 action block, one-hot",
-       tuple(b.name.lower() for b in _BLOCKS)),
-    _f("blocks_used", len(_CLOSABLE_BLOCKS), 1.0, "phase-3 blocks already closed this turn",
-       tuple(b.name.lower() for b in _CLOSABLE_BLOCKS)),
+    _f("phase", len(DECISION_PHASES), 1.0, "decision kind, one-hot",
+       tuple(p.name.lower() for p in DECISION_PHASES)),
+    _f("block", len(BLOCKS), 1.0, "open phase-3 action block, one-hot",
+       tuple(b.name.lower() for b in BLOCKS)),
+    _f("blocks_used", len(CLOSABLE_BLOCKS), 1.0, "phase-3 blocks already closed this turn",
+       tuple(b.name.lower() for b in CLOSABLE_BLOCKS)),
     _f("paid_advance_done", 1, 1.0, "the turn player has made this turn's paid advance"),
     _f("gems_activated", NUM_GEMS, 1.0,
        "gem kinds activated this turn (cannot be deactivated again)", GEM_NAMES),
@@ -287,113 +278,16 @@ OBS_FINGERPRINT: Final = layout_fingerprint(layout_entries(), ACTION_NAMES)
 and a file made for another layout is refused instead of silently misreading the vector."""
 
 
-def _one_hot(n: int) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(int(i == k) for i in range(n)) for k in range(n))
-
-
-def _bit_rows(width: int) -> tuple[tuple[int, ...], ...]:
-    """Row ``m`` holds the ``width`` low bits of ``m``, least significant first."""
-    return tuple(tuple((m >> i) & 1 for i in range(width)) for m in range(1 << width))
-
-
-_NUM_PLAYERS_ROWS = _one_hot(MAX_PLAYERS - MIN_PLAYERS + 1)
-_PHASE_ROWS = _one_hot(len(_PHASES))
-_NO_PHASE = (0,) * len(_PHASES)  # GAME_OVER, ROUND_END: nobody decides
-_BLOCK_ROWS = _one_hot(len(_BLOCKS))  # index = Block + 1 (NONE is -1)
-_BLOCK_BITS = _bit_rows(len(_CLOSABLE_BLOCKS))
-_GEM_BITS = _bit_rows(NUM_GEMS)
-_CHAR_ROWS = _one_hot(len(CHARACTERS))
-_POS_ROWS = _one_hot(MAX_PLAYERS) + ((0,) * MAX_PLAYERS,)  # index -1: not in turn order
-_ART_ROWS = _one_hot(NUM_ARTIFACT_TYPES) + ((0,) * NUM_ARTIFACT_TYPES,)  # -1: none
-_SEN_ROWS = _one_hot(NUM_SENTINELS) + ((0,) * NUM_SENTINELS,)
-_PRIVATE_START: Final = GLOBAL_SIZE + MAX_PLAYERS * PLAYER_SIZE
-# Card tokens are grouped by colour in data.CARD_TOKENS: (start, stop) per colour.
-_COLOUR_SPANS = tuple(
-    (TOKEN_COLOUR.index(c), max(t for t in range(NUM_CARD_TOKENS) if TOKEN_COLOUR[t] == c) + 1)
-    for c in range(NUM_COLOURS)
-)
-_BLUE, _GREEN, _WHITE, _RED = _COLOUR_SPANS
-_COLOUR_TOKENS = tuple(tuple(range(a, b)) for a, b in _COLOUR_SPANS)
-_COLOUR_ZEROS = tuple((0,) * (b - a) for a, b in _COLOUR_SPANS)
-_NO_COLOURS = (0,) * NUM_COLOURS
-assert list(CARD_TOKENS) == sorted(CARD_TOKENS)
-# The hand's tail after the card tokens (concentrated cards, then dust chits) goes into the
-# player fields ``concentrated`` and ``dust_chits``; its hand-limit load and its dust value use
-# weights taken from the token tables, so the encoder repeats no rule number.
-assert CONC_TOKEN0 == NUM_CARD_TOKENS and DUST_TOKEN0 == CONC_TOKEN0 + NUM_COLOURS
-assert NUM_TOKENS == DUST_TOKEN0 + len(DUST_CHITS)
-assert TOKEN_LOAD[:NUM_CARD_TOKENS] == (CARD_LOAD,) * NUM_CARD_TOKENS
-assert NUM_COLOURS == 4 and len(DUST_CHITS) == 4  # the hot loop unpacks the tail 4 + 4
-assert len(set(TOKEN_LOAD[CONC_TOKEN0:DUST_TOKEN0])) == 1  # one load per concentrated card
-_CONC_LOAD = TOKEN_LOAD[CONC_TOKEN0]
-_DUST_LOADS = TOKEN_LOAD[DUST_TOKEN0:]  # per dust chit, in DUST_CHITS order
-_DUST_VALUES = TOKEN_VALUE[DUST_TOKEN0:]
-
-
-# Fields whose values may be signed, fractional or above 255: encoded apart from the others.
-_WIDE_GLOBAL = ("round", "round_fraction", "high_bid", "debt_price")
-_WIDE_PLAYER = ("price_modifier", "dust", "sages_dust", "balance")
-_WIDE_PRIVATE = ("hand_value", "liquid", "max_payable", "price_at_high_bid")
-_PRIVATE_WIDE_ZEROS = (0,) * len(_WIDE_PRIVATE)
-
-
-def _wide_index(slots: int) -> np.ndarray:
-    """Positions of the wide fields, in layout order, with ``slots`` player slots present."""
-    names = list(_WIDE_GLOBAL)
-    names += [f"player{i}.{name}" for i in range(slots) for name in _WIDE_PLAYER]
-    names += [f"me.{name}" for name in _WIDE_PRIVATE]
-    index = [i for name in names for i in range(SLICES[name].start, SLICES[name].stop)]
-    assert index == sorted(index)
-    return np.asarray(index, dtype=np.intp)
-
-
-_WIDE_INDEX: Final = tuple(_wide_index(slots) for slots in range(MAX_PLAYERS + 1))
-_ABSENT_BYTES: Final = tuple(
-    bytes(_PRIVATE_START - GLOBAL_SIZE - slots * PLAYER_SIZE) for slots in range(MAX_PLAYERS + 1)
-)
-
-
-def artifact_deck_counts(deck: list[int]) -> list[int]:
-    """Copies per artifact type in a deck (its composition is public, its order is not)."""
-    counts = [0] * NUM_ARTIFACT_TYPES
-    for art in deck:
-        counts[art] += 1
-    return counts
-
-
 class ObservationEncoder:
-    """Builds observations of one game for any seat.
+    """Builds observations of games for any seat: a game on the core through the C++ encoder,
+    a Python rules state (the oracle's) through the readable reference encoder,
+    :mod:`zavandor_env.encoding.observation_reference`; the tests hold the two bit-identical."""
 
-    The artifact deck only ever shrinks from its top, so its composition for every remaining
-    size is precomputed once per game (``reset``) instead of recounted on every step.
-    """
-
-    __slots__ = ("_deck_counts", "_deck_id")
-
-    def __init__(self) -> None:
-        self._deck_counts: list[list[int]] = []
-        self._deck_id = -1
-
-    def reset(self, state: GameState) -> None:
-        deck = state.artifact_deck
-        prefix = [[0] * NUM_ARTIFACT_TYPES]
-        for art in deck:
-            row = prefix[-1][:]
-            row[art] += 1
-            prefix.append(row)
-        self._deck_counts = prefix
-        self._deck_id = id(deck)
-
-    def _deck(self, state: GameState) -> list[int]:
-        deck = state.artifact_deck
-        if id(deck) != self._deck_id or len(deck) >= len(self._deck_counts):
-            self.reset(state)  # a different game or a replaced deck list
-        return self._deck_counts[len(deck)]
+    __slots__ = ()
 
     def encode_game(self, game: Game, seat: int) -> np.ndarray:
-        """:meth:`encode` for a game on either backend: a native game's vector is written by
-        the C++ encoder (bit-identical, ``tests/test_native_observation.py``), a Python
-        game's is read from its live state."""
+        """:meth:`encode` of a game: written by the C++ encoder when the game runs on the core,
+        read from the live state on the oracle."""
         core = game.native_core
         if core is not None:
             out = np.empty(OBS_SIZE, np.float32)
@@ -402,159 +296,22 @@ class ObservationEncoder:
         return self.encode(game.state, seat)
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
-        """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array.
+        """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array."""
+        return scaled(self.raw(state, seat))
 
-        Speed: almost every number is a small non-negative count or flag, and ``bytes()``
-        turns such a list into a buffer several times faster than ``np.array`` converts a
-        list; the few "wide" numbers (money, signed values, ratios) are scattered in after.
-        """
-        head, private, wide = self._parts(state, seat)
-        slots = (len(head) - GLOBAL_SIZE) // PLAYER_SIZE
-        try:
-            data = bytes(head) + _ABSENT_BYTES[slots] + bytes(private)
-            obs = np.frombuffer(data, dtype=np.uint8).astype(np.float32)
-        except ValueError:  # a count beyond 255: not in a real game, but stay correct
-            obs = np.array(head + [0] * (_PRIVATE_START - len(head)) + private, np.float32)
-        obs[_WIDE_INDEX[slots]] = wide
-        obs *= _SCALE
-        np.minimum(obs, OBS_BOUND, out=obs)
-        return np.maximum(obs, -OBS_BOUND, out=obs)
-
-    def raw(self, state: GameState, seat: int) -> list:
+    def raw(self, state: GameState, seat: int) -> list[int | float]:
         """Unscaled numbers in layout order (``encode`` multiplies them by the scales)."""
-        head, private, wide = self._parts(state, seat)
-        slots = (len(head) - GLOBAL_SIZE) // PLAYER_SIZE
-        values = head + [0] * (_PRIVATE_START - len(head)) + private
-        for index, value in zip(_WIDE_INDEX[slots].tolist(), wide):
-            values[index] = value
-        return values
+        # imported here: the reference reads this module's layout tables
+        from zavandor_env.encoding.observation_reference import raw_values
 
-    def _parts(self, state: GameState, seat: int) -> tuple[list, list, list]:
-        """Unscaled numbers: global fields + present players' slots, the private fields (wide
-        fields hold 0 there), and the wide fields' values in layout order."""
-        config = state.config
-        players = state.players
-        n = config.num_players
-        phase = state.phase
-        kind = state.auction_kind
-        in_auction = kind >= 0
-        item = state.auction_item
+        return raw_values(state, seat)
 
-        # ---- global --------------------------------------------------------------------
-        r: list = list(_NUM_PLAYERS_ROWS[n - MIN_PLAYERS])
-        r += (0, 0)  # round, round_fraction: wide (see _WIDE_FIELDS)
-        w: list = [state.round, state.round / config.max_rounds]
-        r += _PHASE_ROWS[phase] if phase < len(_PHASE_ROWS) else _NO_PHASE
-        r += _BLOCK_ROWS[state.block + 1]
-        r += _BLOCK_BITS[state.blocks_used]
-        r.append(state.paid_advance_done)
-        r += _GEM_BITS[state.gems_activated]
-        r += _GEM_BITS[state.gems_deactivated]
-        display = [0] * NUM_ARTIFACT_TYPES
-        for art in state.display:
-            display[art] += 1
-        r += display
-        r += self._deck(state)
-        r.append(len(state.artifact_deck))
-        owners = state.sentinel_owner
-        available = [int(o == -1) for o in owners]
-        r += available
-        r.append(NUM_SENTINELS - sum(available))
-        r += state.gem_supply
-        r += state.concentrated_supply
-        decks, discards = state.decks, state.discards
-        r += (len(decks[0]), len(decks[1]), len(decks[2]), len(decks[3]),
-              len(discards[0]), len(discards[1]), len(discards[2]), len(discards[3]))
-        for colour, pile in enumerate(discards):  # a pile holds only its own colour's cards
-            if pile:
-                count = pile.count
-                r += [count(t) for t in _COLOUR_TOKENS[colour]]
-            else:
-                r += _COLOUR_ZEROS[colour]
-        r.append(in_auction or state.debtor >= 0)
-        r += _ART_ROWS[item if kind == 0 else -1]
-        r += _SEN_ROWS[item if kind == 1 else -1]
-        victims = state.victims
-        r += (0, in_auction and state.high_bidder < 0, 0, state.free_levels, len(victims))
-        w += (state.high_bid if in_auction else 0, state.debt_item_price)
 
-        # ---- players, seat-relative ----------------------------------------------------
-        order = state.turn_order
-        if seat in order:
-            i = order.index(seat)
-            slots = order[i:] + order[:i]
-        else:
-            slots = [seat] + order
-        if len(slots) < n:
-            slots += [s for s in range(n) if s not in slots]
-        turn_player = state.turn_player
-        current = state.current_player if not (state.terminated or state.truncated) else -1
-        high_bidder = state.high_bidder if in_auction else -1
-        passed = state.passed if in_auction else 0
-        debtor = state.debtor
-        art_mod, sen_mod = state.art_mod, state.sen_mod
-        b0, b1 = _BLUE
-        g0, g1 = _GREEN
-        w0, w1 = _WHITE
-        r0, r1 = _RED
-        card_load, conc_load = CARD_LOAD, _CONC_LOAD  # locals: read once per player below
-        l1, l2, l5, l10 = _DUST_LOADS
-        v1, v2, v5, v10 = _DUST_VALUES
-        for s in slots:
-            p = players[s]
-            hand = p.hand
-            r += (1, p.eliminated)
-            r += _CHAR_ROWS[p.character]
-            r += p.active
-            r += p.inactive
-            r += p.levels
-            r += p.chips_bought
-            r.append(p.pentagon_chips)
-            r += p.artifacts
-            sen = [0] * NUM_SENTINELS
-            for x in p.sentinels:
-                sen[x] = 1
-            r += sen
-            r += (p.vp, p.gem_vp)
-            r += _POS_ROWS[order.index(s) if s in order else -1]
-            blue = sum(hand[b0:b1])
-            green = sum(hand[g0:g1])
-            white = sum(hand[w0:w1])
-            red = sum(hand[r0:r1])
-            c0, c1, c2, c3, d1, d2, d5, d10 = hand[CONC_TOKEN0:]
-            load = (card_load * (blue + green + white + red) + conc_load * (c0 + c1 + c2 + c3)
-                    + l1 * d1 + l2 * d2 + l5 * d5 + l10 * d10)
-            # price_modifier (wide), cards, concentrated, dust_chits, dust (wide), hand_load,
-            # hand_limit
-            r += (0, 0, blue, green, white, red, c0, c1, c2, c3, d1, d2, d5, d10, 0,
-                  load, hand_limit(p))
-            w += (art_mod[s], sen_mod[s], v1 * d1 + v2 * d2 + v5 * d5 + v10 * d10)
-            if p.sages_tokens:
-                sages = [0] * NUM_COLOURS
-                for token in p.sages_tokens:
-                    sages[TOKEN_COLOUR[token]] += 1
-                r += sages
-            else:
-                r += _NO_COLOURS
-            r += (0, 0, p.druid_ruby_used, s == turn_player, s == current,
-                  s == high_bidder, (passed >> s) & 1, s == debtor, s in victims)
-            w += (p.sages_dust, p.balance)
-
-        # ---- private -------------------------------------------------------------------
-        me = players[seat]
-        q = me.hand[:NUM_CARD_TOKENS]
-        own_sages = [0] * NUM_CARD_TOKENS
-        for token in me.sages_tokens:
-            own_sages[token] += 1
-        q += own_sages
-        q += _PRIVATE_WIDE_ZEROS  # hand_value, liquid, max_payable, price_at_high_bid
-        value = hand_value(me.hand)
-        w += (value, value - me.balance, max_payable(me) if not me.eliminated else 0)
-        if in_auction and not me.eliminated:
-            w.append(item_price(state, me, kind, item, state.high_bid))
-        else:
-            w.append(0)
-        return r, q, w
+def scaled(raw: list[int | float]) -> np.ndarray:
+    """Unscaled numbers in layout order as an observation: each times its field's scale, then
+    clipped to [-OBS_BOUND, OBS_BOUND]."""
+    obs = np.asarray(raw, dtype=np.float64).astype(np.float32) * _SCALE
+    return np.clip(obs, -OBS_BOUND, OBS_BOUND)
 
 
 def decode(obs: np.ndarray) -> dict[str, np.ndarray]:

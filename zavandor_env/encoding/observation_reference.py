@@ -1,15 +1,13 @@
-"""A slow, obviously-correct observation encoder: the specification the fast one must meet.
+"""The observation computed in Python, field by field: the specification the C++ encoder meets.
 
-:class:`~zavandor_env.encoding.observation.ObservationEncoder` is tuned for speed (whole lists
-appended at once, bit tables, wide values scattered in afterwards), which makes a slip -- a
+The C++ core's encoder (``native/src/observe.cpp``) is tuned for speed, which makes a slip -- a
 field shifted by one, a count taken from the wrong list -- easy to make and hard to see.  This
-module computes every field again, one at a time and by name, straight from the engine state
-and the data tables, with no shared helper from the fast encoder; ``tests`` assert that both
-give bit-identical vectors over many games.
-
-Only the layout declaration (the ordered field tables, their sizes and scales) is shared:
-that is what the observation *is*, not how it is computed.  Use this module for tests and
-debugging, never on the training path (it is about ten times slower).
+module computes every field one at a time and by name, straight from a
+:class:`~zavandor_env.engine.state.GameState` and the data tables, and checks each against the
+layout declaration (the ordered field tables, their sizes and scales) it shares with the
+observation module; the tests assert that both encoders give bit-identical vectors over many
+games.  It serves the Python rules' states (the oracle) and tests; the environments use the
+core's encoder (this one is many times slower).
 """
 
 from __future__ import annotations
@@ -19,11 +17,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from zavandor_env.encoding.observation import (
+    BLOCKS,
+    CLOSABLE_BLOCKS,
+    DECISION_PHASES,
     GLOBAL_FIELDS,
-    OBS_BOUND,
     OBS_SIZE,
     PLAYER_FIELDS,
+    PLAYER_SIZE,
     PRIVATE_FIELDS,
+    ObsField,
+    scaled,
 )
 from zavandor_env.engine.data import (
     CHARACTERS,
@@ -42,15 +45,10 @@ from zavandor_env.engine.data import (
 )
 from zavandor_env.engine.economy import hand_load
 from zavandor_env.engine.queries import hand_limit, item_price, liquid, max_payable
-from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Block, GameState, Phase
+from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, GameState
 
 Number = int | float
 Values = list[Number]
-
-# The decisions the ``phase`` one-hot covers, in layout order (GAME_OVER: all zeros).
-_DECISION_PHASES = (Phase.TURN, Phase.BID, Phase.DEBT, Phase.FREE_LEVEL, Phase.LOSE_GEM)
-_BLOCKS = (Block.NONE, Block.GEMS, Block.KNOWLEDGE, Block.AUCTION)
-_CLOSABLE_BLOCKS = (Block.GEMS, Block.KNOWLEDGE, Block.AUCTION)
 
 
 def one_hot(index: int | None, size: int) -> Values:
@@ -72,14 +70,14 @@ def _global_values(state: GameState) -> dict[str, Values]:
     auction = _in_auction(state)
     kind, item = state.auction_kind, state.auction_item
     owners = state.sentinel_owner
-    phase = state.phase if state.phase in _DECISION_PHASES else None
+    phase = state.phase if state.phase in DECISION_PHASES else None
     return {
         "num_players": one_hot(n - MIN_PLAYERS, MAX_PLAYERS - MIN_PLAYERS + 1),
         "round": [state.round],
         "round_fraction": [state.round / state.config.max_rounds],
-        "phase": [1 if phase == p else 0 for p in _DECISION_PHASES],
-        "block": [1 if state.block == b else 0 for b in _BLOCKS],
-        "blocks_used": [_bit(state.blocks_used, b) for b in _CLOSABLE_BLOCKS],
+        "phase": [1 if phase == p else 0 for p in DECISION_PHASES],
+        "block": [1 if state.block == b else 0 for b in BLOCKS],
+        "blocks_used": [_bit(state.blocks_used, b) for b in CLOSABLE_BLOCKS],
         "paid_advance_done": [int(state.paid_advance_done)],
         "gems_activated": [_bit(state.gems_activated, g) for g in range(NUM_GEMS)],
         "gems_deactivated": [_bit(state.gems_deactivated, g) for g in range(NUM_GEMS)],
@@ -184,28 +182,33 @@ def _private_values(state: GameState, seat: int) -> dict[str, Values]:
 
 
 # ---- assembly --------------------------------------------------------------------------------
-def _append(out: list[np.ndarray], fields: Sequence, values: dict[str, Values]) -> None:
-    """Scale each field's raw values in layout order; a missing or extra name is an error."""
+def _checked(fields: Sequence[ObsField], values: dict[str, Values]) -> Values:
+    """Each field's raw values in layout order; a missing or extra name or a wrong size is an
+    error."""
     names = [f.name for f in fields]
     if sorted(names) != sorted(values):
         raise AssertionError(f"reference fields {sorted(values)} != layout {sorted(names)}")
+    out: Values = []
     for f in fields:
         raw = values[f.name]
         if len(raw) != f.size:
             raise AssertionError(f"field {f.name!r}: {len(raw)} values, layout says {f.size}")
-        out.append(np.asarray(raw, dtype=np.float64).astype(np.float32) * np.float32(f.scale))
+        out += raw
+    return out
+
+
+def raw_values(state: GameState, seat: int) -> Values:
+    """The unscaled numbers of ``seat``'s observation in layout order (absent slots are zeros)."""
+    values = _checked(GLOBAL_FIELDS, _global_values(state))
+    slots = seat_slots(state, seat)
+    for s in slots:
+        values += _checked(PLAYER_FIELDS, _player_values(state, s))
+    values += [0] * (PLAYER_SIZE * (MAX_PLAYERS - len(slots)))
+    values += _checked(PRIVATE_FIELDS, _private_values(state, seat))
+    assert len(values) == OBS_SIZE, len(values)
+    return values
 
 
 def encode_reference(state: GameState, seat: int) -> np.ndarray:
-    """The observation of ``seat``, computed field by field (see the module docstring)."""
-    parts: list[np.ndarray] = []
-    _append(parts, GLOBAL_FIELDS, _global_values(state))
-    slots = seat_slots(state, seat)
-    for s in slots:
-        _append(parts, PLAYER_FIELDS, _player_values(state, s))
-    empty = sum(f.size for f in PLAYER_FIELDS) * (MAX_PLAYERS - len(slots))
-    parts.append(np.zeros(empty, dtype=np.float32))
-    _append(parts, PRIVATE_FIELDS, _private_values(state, seat))
-    obs = np.concatenate(parts)
-    assert obs.shape == (OBS_SIZE,), obs.shape
-    return np.clip(obs, -OBS_BOUND, OBS_BOUND).astype(np.float32)
+    """The observation of ``seat``: :func:`raw_values` scaled and clipped."""
+    return scaled(raw_values(state, seat))

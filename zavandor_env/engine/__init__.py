@@ -1,4 +1,4 @@
-"""The rules engine of *The Scepter of Zavandor* (pure Python, no RL library).
+"""The rules engine of *The Scepter of Zavandor* (no RL library).
 
 Public API: :class:`Game`, :class:`GameConfig`, :class:`GameState`, :class:`PlayerView` (what
 one seat may know), :class:`Agent` (the one agent contract) and :class:`FunctionAgent`,
@@ -7,10 +7,10 @@ one seat may know), :class:`Agent` (the one agent contract) and :class:`Function
 :class:`RoundEndError`, :class:`ReplayError`, :class:`ConfigError`), the action table helpers
 and :data:`NUM_ACTIONS`, and the index enums a script needs to read or build a position:
 :class:`Gem`, :class:`Colour` (energy-card colours), :class:`Field`, :class:`Art`
-(artifacts), :class:`Sen` (sentinels), :class:`Phase` and :class:`Block`; and the backend
-switches: :func:`native_available`, :func:`native_status`, :func:`default_backend` (the rules
-run in Python or, when built, in the C++ core: ``Game.new(..., backend=...)``, see
-:mod:`.native`).
+(artifacts), :class:`Sen` (sentinels), :class:`Phase` and :class:`Block`; and
+:func:`native_available` / :func:`native_status` (whether the C++ core, which plays every
+game, was built; see :mod:`.native`).  The Python rules are the core's executable
+specification, run by :class:`zavandor_env.engine.oracle.OracleGame`.
 """
 
 from zavandor_env.engine.actions import (
@@ -26,7 +26,7 @@ from zavandor_env.engine.data import Art, Colour, Field, Gem, Sen
 from zavandor_env.engine.errors import IllegalActionError, ReplayError
 from zavandor_env.engine.game import Game, RoundEndError
 from zavandor_env.engine.hands import Hand
-from zavandor_env.engine.native import default_backend, native_available, native_status
+from zavandor_env.engine.native import native_available, native_status
 from zavandor_env.engine.outcome import Outcome, competition_ranks
 from zavandor_env.engine.state import Block, GameState, Phase, PlayerState, Purchase
 from zavandor_env.engine.view import HiddenInformationError, PlayerView
@@ -59,7 +59,6 @@ __all__ = [
     "action_block",
     "action_to_string",
     "competition_ranks",
-    "default_backend",
     "native_available",
     "native_status",
     "string_to_action",

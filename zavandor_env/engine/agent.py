@@ -29,7 +29,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from .view import PlayerView
+from zavandor_env.engine.view import PlayerView
 
 #: The signature of a decision function: ``(observation or None, view, legal_actions) -> action``.
 DecisionFn = Callable[[dict[str, Any] | None, PlayerView, Sequence[int]], int]

@@ -30,16 +30,6 @@ def open_auction(state: GameState, kind: int, item: int) -> None:
     state.current_player = state.turn_player
 
 
-def can_afford_bid(state: GameState, seat: int, kind: int, item: int, bid: int) -> bool:
-    """Whether the bid is legal for that seat: always under the rulebook's overbid rule
-    (``allow_overbid``, the default); with the affordability filter only if the bidder could
-    pay its price, selling every gem if need be."""
-    if state.config.allow_overbid:
-        return True
-    player = state.players[seat]
-    return item_price(state, player, kind, item, bid) <= max_payable(player)
-
-
 def legal_bid(state: GameState) -> list[int]:
     seat = state.current_player
     player = state.players[seat]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 
-from .data import (
+from zavandor_env.engine.data import (
     ARTIFACTS,
     CARD_TOKEN_INDEX,
     ENERGY_DECKS,
@@ -34,10 +34,10 @@ from .data import (
     TOKEN_COLOUR,
     TOKEN_VALUE,
 )
-from .economy import hand_value
-from .game import Game
-from .state import GameState, PlayerState
-from .view import PlayerView
+from zavandor_env.engine.economy import hand_value
+from zavandor_env.engine.game import Game
+from zavandor_env.engine.state import GameState, PlayerState
+from zavandor_env.engine.view import PlayerView
 
 #: Redraws of the hidden cards before the owing players get the best cards of their colours.
 _MAX_REDRAWS = 64

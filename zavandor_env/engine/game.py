@@ -1,4 +1,4 @@
-"""The engine's public face: :class:`Game` wraps a :class:`GameState` with the decision API.
+"""The engine's public face: :class:`Game`, a game played by the C++ core.
 
 Typical loop::
 
@@ -18,6 +18,11 @@ phases 1-2 (turn order, display, income).  A script that wants to look between t
 ``stop_at_round_end=True`` to :meth:`Game.apply`, reads the phase-4 scores while
 :attr:`Game.at_round_end` is true, and continues with :meth:`Game.advance`; the game then goes
 on exactly as without the stop.
+
+The rules run in the C++ core (``native/src``, built when the package is installed).  The
+Python rules of this package are its executable specification, the oracle
+(:mod:`zavandor_env.engine.oracle`): ``zavandor selfcheck``, the golden replays and the rule
+tests hold the two equal, so ``(config, seed, decisions)`` gives the same game on either.
 """
 
 from __future__ import annotations
@@ -25,39 +30,22 @@ from __future__ import annotations
 import json
 import numbers
 import random
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Iterable
 from typing import Any, SupportsIndex
 
-from zavandor_env.engine import auction, turn
 from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
 from zavandor_env.engine.config import GameConfig
 from zavandor_env.engine.errors import IllegalActionError, ReplayError
-from zavandor_env.engine.flow import new_state, start_round
 from zavandor_env.engine.hands import Hand, hand_of
-from zavandor_env.engine.native import core_from_state, new_core, resolve_backend
+from zavandor_env.engine.native import core_from_state, new_core
 from zavandor_env.engine.outcome import Outcome, game_outcome
-from zavandor_env.engine.scoring import winners
 from zavandor_env.engine.state import GameState, Phase, Purchase
-from zavandor_env.engine.view import PlayerView
+from zavandor_env.engine.view import NativeView, PlayerView
 from zavandor_env.io.files import UntrustedInputError, parse_json
 from zavandor_env.io.saved_games import check_state_dict
 
 FORMAT_VERSION = 1
-
-_LEGAL = {
-    Phase.TURN: turn.legal_turn,
-    Phase.BID: auction.legal_bid,
-    Phase.DEBT: auction.legal_debt,
-    Phase.FREE_LEVEL: turn.legal_free_level,
-    Phase.LOSE_GEM: auction.legal_lose_gem,
-}
-_APPLY = {
-    Phase.TURN: turn.apply_turn,
-    Phase.BID: auction.apply_bid,
-    Phase.DEBT: auction.apply_debt,
-    Phase.FREE_LEVEL: turn.apply_free_level,
-    Phase.LOSE_GEM: auction.apply_lose_gem,
-}
 
 
 class RoundEndError(IllegalActionError):
@@ -80,29 +68,59 @@ def check_seed(seed: object, or_none: bool = False) -> int:
     return int(seed)
 
 
+def retire_backend(backend: str | None, stacklevel: int = 3) -> None:
+    """The old ``backend=`` argument: ``"native"`` still works (with a warning), anything else
+    is a one-line ``ValueError`` (the Python rules are the oracle now, not a runtime)."""
+    if backend is None:
+        return
+    if backend == "native":
+        warnings.warn("backend= is deprecated and ignored: every game runs on the C++ core",
+                      DeprecationWarning, stacklevel=stacklevel)
+        return
+    raise ValueError(f"backend={backend!r} is gone: games run on the C++ core; the Python rules "
+                     "are the oracle, zavandor_env.engine.oracle.OracleGame")
+
+
+def config_and_seed(config: GameConfig | None, seed: SupportsIndex | None,
+                    options: dict[str, Any]) -> tuple[GameConfig, int]:
+    """:meth:`Game.new`'s arguments checked: the config (or one made of ``options``) and the
+    seed as a plain ``int`` (``None`` draws one)."""
+    if config is None:
+        config = GameConfig(**options)
+    elif options:
+        raise TypeError("pass either a GameConfig or keyword options, not both")
+    if seed is None:  # draw one, so that every game can still be replayed from its record
+        return config, random.SystemRandom().randrange(2**63)
+    return config, check_seed(seed, or_none=True)  # a plain int: the generator and JSON need one
+
+
 class Game:
-    """A game in progress: config + seeded generator + state + the decisions taken.
+    """A game in progress, played by the C++ core: config + seeded generator + state + the
+    decisions taken.  ``(config, seed, decisions)`` replays a game exactly (:meth:`replay`).
 
-    ``(config, seed, decisions)`` replays a game exactly (see :meth:`replay`).
-
-    Two backends play the same game (see :mod:`.native`): this class runs the Python rules on
-    the live :attr:`state`; ``Game.new(..., backend="native")`` returns a ``NativeGame``
-    (a subclass) whose rules run in the C++ core.  Read a game's state with
-    :meth:`read_state`, which works the same on both.
+    :attr:`state` is the one way to read the state: a copy taken after the last change (edits
+    to it never reach the game).  To build a position, see :mod:`.scenario`; to run the Python
+    rules themselves, :class:`~zavandor_env.engine.oracle.OracleGame` (a subclass).
     """
 
-    # _core, _config and _snapshot belong to NativeGame (a subclass may not add slots to a
-    # class whose instances it shares a layout with; one layout keeps both simple).
-    __slots__ = ("state", "seed", "_legal", "_core", "_config", "_snapshot")
+    __slots__ = ("seed", "_legal", "_core", "_config", "_snapshot")
+    seed: int | None
+    _legal: tuple[int, ...] | None
     _core: Any
     _config: GameConfig
     _snapshot: GameState | None
 
     def __init__(self, state: GameState, seed: int | None = None) -> None:
-        self.state = state
+        """A game on the core holding a copy of ``state`` (e.g. one a scenario or the
+        determinizer built); ``ValueError`` if the core refuses it."""
+        self._attach(core_from_state(state), state.config, seed)
+
+    def _attach(self, core: Any, config: GameConfig, seed: int | None) -> None:
+        self._core = core
+        self._config = config
         self.seed = seed
-        self._legal: tuple[int, ...] | None = None
-        self._core = None
+        self._legal = None
+        self._snapshot = None
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
@@ -115,36 +133,19 @@ class Game:
 
         ``seed`` is any integer >= 0 (a ``numbers.Integral``: NumPy integers too), stored as
         a plain ``int``; ``None`` draws one.  Bools, floats and negative numbers raise a
-        one-line ``ValueError``.
-
-        ``backend``: ``"native"`` (the C++ core), ``"python"``, or ``None`` for
-        :func:`~.native.default_backend` (native when built).  Both give the same game."""
-        if config is None:
-            config = GameConfig(**options)
-        elif options:
-            raise TypeError("pass either a GameConfig or keyword options, not both")
-        if seed is None:  # draw one, so that every game can still be replayed from its record
-            seed = random.SystemRandom().randrange(2**63)
-        else:  # stored as a plain int: the generator and the JSON save need one
-            seed = check_seed(seed, or_none=True)
-        if resolve_backend(backend) == "native":
-            from zavandor_env.engine.native_game import (
-                NativeGame,  # a subclass: imported when first needed
-            )
-
-            return NativeGame.wrap(new_core(config.to_dict(), seed), config, seed)
-        game = cls(new_state(config, seed), seed)
-        game._skip_forced()
+        one-line ``ValueError``.  (``backend`` is deprecated and ignored.)"""
+        retire_backend(backend)
+        config, seed = config_and_seed(config, seed, options)
+        game = cls.__new__(cls)
+        game._attach(new_core(config.to_dict(), seed), config, seed)
         return game
 
     @classmethod
-    def replay(
-        cls, config: GameConfig, seed: SupportsIndex | None, actions: Iterable[int], *,
-        backend: str | None = None,
-    ) -> Game:
+    def replay(cls, config: GameConfig, seed: SupportsIndex | None,
+               actions: Iterable[int]) -> Game:
         """Rebuild a game from its config, seed and the decisions taken (forced ones excluded,
         as recorded in :attr:`history`).  Raises :class:`ReplayError` if an action is illegal."""
-        game = cls.new(config, seed, backend=backend)
+        game = cls.new(config, seed)
         for step, action in enumerate(actions):
             try:
                 game.apply(action)
@@ -152,99 +153,91 @@ class Game:
                 raise ReplayError(f"replay diverges at decision {step}: {exc}") from None
         return game
 
-    # ---- who decides ---------------------------------------------------------------------
+    # ---- reading -------------------------------------------------------------------------
     @property
-    def backend(self) -> str:
-        """``"python"`` or ``"native"``: where this game's rules run."""
-        return "python"
+    def state(self) -> GameState:
+        """The state, to read: a copy taken after the last change, cached until the next one
+        (edits to it never reach the game)."""
+        return self._read()
+
+    def _read(self) -> GameState:
+        snapshot = self._snapshot
+        if snapshot is None:
+            snapshot = self._snapshot = GameState.from_dict(self._core.to_state_dict())
+        return snapshot
 
     @property
     def native_core(self) -> Any:
-        """The C++ core of a native game (for the native observation encoder and batched
-        stepping); ``None`` on the Python backend."""
-        return None
-
-    def read_state(self) -> GameState:
-        """The state, for reading: here the live state itself; on the native backend a copy
-        taken after the last change (edits to it never reach the game)."""
-        return self.state
-
-    def to_python(self) -> Game:
-        """This game on the Python backend, e.g. to edit its :attr:`state`: the game itself
-        here; on the native backend a new Python game holding a copy of the state (the
-        native game is left as it is).  Use as ``game = game.to_python()``."""
-        return self
+        """The C++ core object, for the native observation encoder, the native bots and
+        batched stepping (its methods skip this class's checks); ``None`` on the oracle."""
+        return self._core
 
     def view(self, seat: int) -> PlayerView:
-        """What ``seat`` may know now: a :class:`PlayerView` of :meth:`read_state` (on the
-        native backend, of the state as it is now; take a new view after each change)."""
-        return PlayerView(self.read_state(), seat)
+        """What ``seat`` may know now (of the state as it is now: take a new view after each
+        change)."""
+        return NativeView(self._core, seat, self._read)
 
     @property
     def round(self) -> int:
         """The current round (1 = the first)."""
-        return self.state.round
+        return self._core.round
 
     @property
     def config(self) -> GameConfig:
-        return self.state.config
+        return self._config
 
     @property
     def num_players(self) -> int:
-        return self.state.config.num_players
+        return self._core.num_players
 
     @property
     def current_player(self) -> int:
         """The seat that must decide now (-1 when the game is over or stopped at a round
         end)."""
-        return self.state.current_player  # -1 in GAME_OVER and ROUND_END
+        return self._core.current_player
 
     @property
     def turn_player(self) -> int:
         """The seat whose phase-3 turn it is (may differ from the deciding player)."""
-        return self.state.turn_player
+        return self._core.turn_player
 
     @property
     def phase(self) -> Phase:
-        return self.state.phase
+        return Phase(self._core.phase)
 
     @property
     def is_over(self) -> bool:
-        return self.state.terminated or self.state.truncated
+        core = self._core
+        return core.terminated or core.truncated
 
     @property
     def terminated(self) -> bool:
         """The game ended by the rules (>= 5 sentinels acquired, or one player left)."""
-        return self.state.terminated
+        return self._core.terminated
 
     @property
     def truncated(self) -> bool:
         """The game was cut off by a safety limit (max rounds or max decisions)."""
-        return self.state.truncated
+        return self._core.truncated
 
     @property
     def at_round_end(self) -> bool:
         """Stopped after phase 4 and before the next round's phases 1-2 (``phase`` is
         ``Phase.ROUND_END``; only after ``apply(..., stop_at_round_end=True)``): nobody decides
         until :meth:`advance`."""
-        return self.state.phase == Phase.ROUND_END
+        return self._core.phase == Phase.ROUND_END
 
     @property
     def history(self) -> list[int]:
         """Decisions applied through :meth:`apply` (forced decisions are not included)."""
-        return self.state.history
+        return self._core.history()
 
     # ---- legal actions -------------------------------------------------------------------
     def legal_actions(self) -> tuple[int, ...]:
         """Legal action indices for the current player, ascending; empty when over."""
         legal = self._legal
         if legal is None:
-            state = self.state
-            if state.terminated or state.truncated or state.phase == Phase.ROUND_END:
-                legal = ()
-            else:
-                legal = tuple(_LEGAL[state.phase](state))
-            self._legal = legal
+            legal = self._legal = self._core.legal_actions()
         return legal
 
     def action_mask(self) -> list[int]:
@@ -274,15 +267,21 @@ class Game:
             IllegalActionError: the action is not legal now (the state is left untouched).
             RoundEndError: the game is stopped at a round end (call :meth:`advance`).
         """
-        if self.state.phase == Phase.ROUND_END:
-            self._refuse_at_round_end(action)
+        index = self._check_action(action)
+        self._core.apply(index, stop_at_round_end)
+        self._legal = None
+        self._snapshot = None
+
+    def _check_action(self, action: int) -> int:
+        """``action`` as a legal index, or the one-line error :meth:`apply` raises."""
+        if self.at_round_end:
+            raise RoundEndError(f"round {self.round} has ended: call Game.advance() before "
+                                f"applying action {action!r}", action)
         legal = self.legal_actions()
         index = action if type(action) is int else as_action_index(action)
         if index not in legal:
             raise IllegalActionError(action, legal, ACTION_NAMES)
-        self.state.history.append(index)
-        self._step(index, stop_at_round_end)
-        self._skip_forced(stop_at_round_end)
+        return index
 
     def advance(self, *, stop_at_round_end: bool = False) -> None:
         """Continue a game stopped at a round end: play the next round's phases 1-2 (turn
@@ -292,56 +291,21 @@ class Game:
         Raises:
             RoundEndError: the game is not stopped at a round end.
         """
-        if self.state.phase != Phase.ROUND_END:
-            self._refuse_advance()
-        start_round(self.state)
+        if not self.at_round_end:
+            raise RoundEndError("Game.advance() needs a game stopped at a round end")
+        self._core.advance(stop_at_round_end)
         self._legal = None
-        self._skip_forced(stop_at_round_end)
-
-    def _refuse_at_round_end(self, action: object) -> None:
-        raise RoundEndError(
-            f"round {self.round} has ended: call Game.advance() before applying "
-            f"action {action!r}",
-            action,
-        )
-
-    def _refuse_advance(self) -> None:
-        raise RoundEndError("Game.advance() needs a game stopped at a round end")
-
-    def _step(self, action: int, stop_at_round_end: bool = False) -> None:
-        state = self.state
-        _APPLY[state.phase](state, action)
-        # Phase 4 leaves ROUND_END pending; unless asked to stop there, phases 1-2 follow now
-        # (and also before a max_decisions truncation, so both paths give the same game).
-        stopped = state.phase == Phase.ROUND_END
-        state.num_decisions += 1
-        truncate = state.num_decisions >= state.config.max_decisions and not state.terminated
-        if stopped and (truncate or not stop_at_round_end):
-            start_round(state)
-        if truncate and not state.truncated:
-            state.truncated = True
-            state.phase = Phase.GAME_OVER
-            state.current_player = -1
-        self._legal = None
-
-    def _skip_forced(self, stop_at_round_end: bool = False) -> None:
-        if not self.state.config.skip_forced_decisions:
-            return
-        while True:
-            legal = self.legal_actions()
-            if len(legal) != 1:
-                return
-            self._step(legal[0], stop_at_round_end)
+        self._snapshot = None
 
     # ---- outcome -------------------------------------------------------------------------
     def scores(self) -> list[int]:
         """VP of every seat as scored at the last phase 4 (0 for an eliminated player)."""
-        return [p.vp for p in self.state.players]
+        return self._core.scores()
 
     @property
     def purchases(self) -> list[Purchase]:
         """Every auction won and paid for so far, oldest first (frozen records, a new list)."""
-        return [Purchase(*record) for record in self.read_state().purchases]
+        return [Purchase(*record) for record in self.state.purchases]
 
     def hand(self, seat: int) -> Hand:
         """A readable snapshot of ``seat``'s hand (every card value: the referee's view;
@@ -349,13 +313,11 @@ class Game:
         n = self.num_players
         if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < n:
             raise ValueError(f"seat must be an integer in [0, {n}), got {seat!r}")
-        return hand_of(self.read_state().players[int(seat)].hand)
+        return hand_of(self.state.players[int(seat)].hand)
 
     def winners(self) -> list[int]:
         """Seats sharing the win (most VP); empty while the game is running or if truncated."""
-        if not self.state.terminated:
-            return []
-        return winners(self.state)
+        return self._core.winners()
 
     def outcome(self) -> Outcome:
         """The result as every layer reads it (:mod:`.outcome`): scores, ranks, the rules'
@@ -365,7 +327,8 @@ class Game:
     # ---- copies and files ----------------------------------------------------------------
     def clone(self) -> Game:
         """An independent copy (random generator included: the same future unless reseeded)."""
-        copy = Game(self.state.clone(), self.seed)
+        copy = type(self).__new__(type(self))
+        copy._attach(self._core.clone(), self._config, self.seed)
         copy._legal = self._legal
         return copy
 
@@ -374,10 +337,12 @@ class Game:
 
         ``seed`` is any integer >= 0 (NumPy integers included); anything else raises
         ``ValueError``."""
-        self.state.rng.seed(check_seed(seed))
+        self._core.reseed(check_seed(seed))
+        self._snapshot = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT_VERSION, "seed": self.seed, "state": self.state.to_dict()}
+        return {"format": FORMAT_VERSION, "seed": self.seed,
+                "state": self._core.to_state_dict()}
 
     def to_json(self) -> str:
         """The full state (RNG included) as JSON; :meth:`from_json` restores it exactly."""
@@ -385,7 +350,9 @@ class Game:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, backend: str | None = None) -> Game:
-        """Load :meth:`to_dict` output (saved by either backend) onto ``backend``."""
+        """Load :meth:`to_dict` output (of a game or of the oracle: the format is one).
+        (``backend`` is deprecated and ignored.)"""
+        retire_backend(backend)
         if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
             raise ReplayError(f"not a saved game of format {FORMAT_VERSION}")
         seed = data.get("seed")
@@ -398,27 +365,19 @@ class Game:
             if "purchases" not in raw:  # saved before won auctions were recorded
                 raw = {**raw, "purchases": []}
             check_state_dict(raw, GameConfig.from_dict(raw.get("config")))
-            state = GameState.from_dict(raw)
+            # The core checks every index and count again before storing it.
+            game = cls(GameState.from_dict(raw), seed)
         except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
             raise ReplayError(f"malformed saved game: {exc}") from None
-        game = cls(state, seed)
         if not game.is_over and not game.at_round_end and not game.legal_actions():
             raise ReplayError("malformed saved game: the pending decision has no legal action")
-        if resolve_backend(backend) == "native":
-            from zavandor_env.engine.native_game import NativeGame
-
-            try:  # the core checks every index and count again before storing it
-                core = core_from_state(state)
-            except ValueError as exc:
-                raise ReplayError(f"malformed saved game: {exc}") from None
-            return NativeGame.wrap(core, state.config, seed)
         return game
 
     @classmethod
-    def from_json(cls, text: str | bytes, *, backend: str | None = None) -> Game:
+    def from_json(cls, text: str | bytes) -> Game:
         """Load :meth:`to_json` output; the text is bounded in size and nesting depth
         (:func:`~.files.parse_json`) before anything is built from it."""
-        return cls.from_dict(_parse_record(text, "saved game"), backend=backend)
+        return cls.from_dict(_parse_record(text, "saved game"))
 
     def replay_record(self) -> dict[str, Any]:
         """What a replay file holds: config, seed and decisions (enough to rebuild the game)."""
@@ -430,7 +389,7 @@ class Game:
         }
 
     @classmethod
-    def from_replay_record(cls, record: dict[str, Any], *, backend: str | None = None) -> Game:
+    def from_replay_record(cls, record: dict[str, Any]) -> Game:
         """Rebuild a game from :meth:`replay_record` output, with clear errors on bad data."""
         if not isinstance(record, dict):
             raise ReplayError("a replay must be a JSON object")
@@ -455,13 +414,13 @@ class Game:
         seed = record["seed"]
         if seed is not None and (type(seed) is not int or seed < 0):
             raise ReplayError(f"replay seed must be a non-negative integer, got {seed!r}")
-        return cls.replay(config, seed, actions, backend=backend)
+        return cls.replay(config, seed, actions)
 
     @classmethod
-    def from_replay_json(cls, text: str | bytes, *, backend: str | None = None) -> Game:
+    def from_replay_json(cls, text: str | bytes) -> Game:
         """:meth:`from_replay_record` of a replay file's text, bounded in size and nesting
         depth (:func:`~.files.parse_json`) before it is parsed further."""
-        return cls.from_replay_record(_parse_record(text, "replay"), backend=backend)
+        return cls.from_replay_record(_parse_record(text, "replay"))
 
     def describe(self) -> str:
         """The whole table as readable multi-line text (every hand shown: a referee's view)."""
@@ -484,14 +443,9 @@ class Game:
             f"phase={self.phase.name}, current={self.current_player}, turn={self.turn_player})"
         )
 
-
 def _parse_record(text: str | bytes, what: str) -> Any:
     """JSON from outside as data, or a one-line :class:`ReplayError`."""
     try:
         return parse_json(text, what=what)
     except UntrustedInputError as exc:
         raise ReplayError(str(exc)) from None
-
-
-def action_names(actions: Sequence[int]) -> list[str]:
-    return [ACTION_NAMES[a] for a in actions]

@@ -83,7 +83,7 @@ def competition_ranks(points: Sequence[float]) -> list[int]:
 
 def game_outcome(game: Game) -> Outcome:
     """The :class:`Outcome` of ``game`` as it stands (final once ``game.is_over``)."""
-    state = game.read_state()
+    state = game.state
     players = state.players
     return make_outcome(
         scores=[p.vp for p in players],

@@ -8,7 +8,6 @@ from zavandor_env.engine.data import (
     ARTIFACT_DISCOUNT_BY_LEVEL,
     ARTIFACTS,
     BASE_ACTIVE_SLOTS,
-    CHARACTERS,
     DRUID,
     DRUID_RUBY_FIRE_LEVEL,
     FIRE_LEVEL_FOR_RUBIES,
@@ -165,6 +164,3 @@ def has_means_for_colour(state: GameState, player: PlayerState, colour: int) -> 
     # The 5-ruby cap in may_own_gem never hides means here: at the cap he owns rubies.
     return may_own_gem(state, player, gem)
 
-
-def character_name(player: PlayerState) -> str:
-    return CHARACTERS[player.character].name

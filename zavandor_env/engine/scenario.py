@@ -37,6 +37,9 @@ deck (or, when the deck has none left, the display) and sentinels from the open 
 so the conservation laws of the real game hold (dust is unlimited, as in the engine).  Asking
 for more than the table holds raises :class:`ScenarioError`.
 
+The position is laid out on the oracle's live state (:class:`~.oracle.OracleGame`, the Python
+rules), then loaded onto the C++ core like a saved game.
+
 A built game is not a replay of ``(config, seed, actions)``: its ``history`` starts empty and
 it has no initial forced decisions taken.  Scored VP are recounted from the holdings (unless a
 seat gives ``vp``), turn order follows the rulebook's phase-1 rule unless ``turn_order`` is
@@ -74,7 +77,7 @@ from zavandor_env.engine.hands import token_notation
 from zavandor_env.engine.hands import token_word as _token_word
 from zavandor_env.engine.names import ARTIFACT_ALIASES, UnknownNameError, sentinel_index
 from zavandor_env.engine.names import artifact_index as _artifact_index
-from zavandor_env.engine.native import resolve_backend
+from zavandor_env.engine.oracle import OracleGame
 from zavandor_env.engine.scoring import rescore
 from zavandor_env.engine.state import Phase, PlayerState
 
@@ -215,7 +218,6 @@ def build(
     decks: Mapping[str, str] | None = None,
     artifact_auctioned: bool = False,
     round: int = 1,
-    backend: str | None = None,
     **options: Any,
 ) -> Game:
     """A game at the start of ``turn_player``'s phase-3 turn with the given holdings.
@@ -243,8 +245,6 @@ def build(
         artifact_auctioned: whether an artifact was auctioned this round (the next phase 1
             refills the display only then).
         round: the round number.
-        backend: the engine that plays on (``"native"``, ``"python"``; ``None``: the
-            default); the position is always built with the Python engine, then handed over.
         **options: other :class:`GameConfig` fields (``no_split_blocks=False``...).
     """
     if characters is None:
@@ -255,15 +255,13 @@ def build(
         raise ScenarioError(f"{len(specs)} player specs for {num_players} players")
     specs += [{}] * (num_players - len(specs))
 
-    game = Game.new(config, seed, backend="python")
-    state = game.state
+    # The position is laid out on the oracle's live state, then loaded onto the core.
+    oracle = OracleGame.new(config, seed)
+    state = oracle.state
     _clear_table(state)
     state.round = round
     if display is not None:
-        state.artifact_deck.extend(reversed(state.display))
-        state.display = []
-        for name in display:
-            state.display.append(_take_artifact(state, artifact_index(name)))
+        _lay_out_display(state, display)
     for seat, spec in enumerate(specs):
         _make_player(state, seat, spec)
     for name in reversed(list(deck_top)):
@@ -271,17 +269,36 @@ def build(
     for colour_name, text in (decks or {}).items():
         _set_deck(state, colour_name, text)
     state.artifact_auctioned = artifact_auctioned
+    _score(state, specs)
+    _start_turn(state, turn_order, turn_player)
+    return Game.from_dict(oracle.to_dict())
 
+
+def _lay_out_display(state: Any, display: Sequence[str]) -> None:
+    """Put the dealt display back on the deck and face up the named artifacts instead."""
+    state.artifact_deck.extend(reversed(state.display))
+    state.display = []
+    for name in display:
+        state.display.append(_take_artifact(state, artifact_index(name)))
+
+
+def _score(state: Any, specs: Sequence[Mapping[str, Any]]) -> None:
+    """Recount every seat's VP, then apply the VP the specs give."""
     rescore(state)
     for seat, spec in enumerate(specs):
         if "vp" in spec:
             state.players[seat].vp = int(spec["vp"])
         if "gem_vp" in spec:
             state.players[seat].gem_vp = int(spec["gem_vp"])
+
+
+def _start_turn(state: Any, turn_order: Sequence[int] | None, turn_player: int | None) -> None:
+    """Set the turn order (the phase-1 rule when not given) and begin ``turn_player``'s
+    phase-3 turn (default: position I)."""
     if turn_order is None:
         _determine_turn_order(state)
     else:
-        if sorted(turn_order) != list(range(num_players)):
+        if sorted(turn_order) != list(range(state.config.num_players)):
             raise ScenarioError(f"turn_order must list every seat once, got {list(turn_order)}")
         state.turn_order = list(turn_order)
         assign_position_modifiers(state)
@@ -291,10 +308,6 @@ def build(
         raise ScenarioError(f"turn_player {turn_player} is not a seat")
     state.turn_index = state.turn_order.index(turn_player)
     begin_turn(state, turn_player)
-    game._legal = None
-    if resolve_backend(backend) == "native":
-        return Game.from_dict(game.to_dict(), backend="native")
-    return game
 
 
 def _clear_table(state: Any) -> None:

@@ -118,23 +118,9 @@ class PlayerState:
 
     def clone(self) -> PlayerState:
         p = PlayerState.__new__(PlayerState)
-        p.seat = self.seat
-        p.character = self.character
-        p.active = self.active[:]
-        p.inactive = self.inactive[:]
-        p.hand = self.hand[:]
-        p.balance = self.balance
-        p.sages_tokens = self.sages_tokens[:]
-        p.sages_dust = self.sages_dust
-        p.levels = self.levels[:]
-        p.chips_bought = self.chips_bought[:]
-        p.pentagon_chips = self.pentagon_chips
-        p.artifacts = self.artifacts[:]
-        p.sentinels = self.sentinels[:]
-        p.vp = self.vp
-        p.gem_vp = self.gem_vp
-        p.druid_ruby_used = self.druid_ruby_used
-        p.eliminated = self.eliminated
+        for name in PlayerState.__slots__:
+            value = getattr(self, name)
+            setattr(p, name, value[:] if type(value) is list else value)
         return p
 
     def to_dict(self) -> dict[str, Any]:
@@ -217,63 +203,24 @@ class GameState:
     def clone(self) -> GameState:
         """An independent copy; the random generator is copied too (same future draws)."""
         s = GameState.__new__(GameState)
-        s.config = self.config
+        for name in GameState.__slots__:
+            value = getattr(self, name)
+            if type(value) is list:  # lists of ints, but the decks, discards and players
+                value = [v[:] for v in value] if name in ("decks", "discards") else value[:]
+            setattr(s, name, value)
         rng = random.Random()
         rng.setstate(self.rng.getstate())
         s.rng = rng
         s.players = [p.clone() for p in self.players]
-        s.round = self.round
-        s.phase = self.phase
-        s.turn_order = self.turn_order[:]
-        s.turn_index = self.turn_index
-        s.turn_player = self.turn_player
-        s.current_player = self.current_player
-        s.block = self.block
-        s.blocks_used = self.blocks_used
-        s.paid_advance_done = self.paid_advance_done
-        s.gems_activated = self.gems_activated
-        s.gems_deactivated = self.gems_deactivated
-        s.display = self.display[:]
-        s.artifact_deck = self.artifact_deck[:]
-        s.artifact_auctioned = self.artifact_auctioned
-        s.sentinel_owner = self.sentinel_owner[:]
-        s.decks = [d[:] for d in self.decks]
-        s.discards = [d[:] for d in self.discards]
-        s.concentrated_supply = self.concentrated_supply[:]
-        s.gem_supply = self.gem_supply[:]
-        s.art_mod = self.art_mod[:]
-        s.sen_mod = self.sen_mod[:]
-        s.auction_kind = self.auction_kind
-        s.auction_item = self.auction_item
-        s.auction_opener = self.auction_opener
-        s.high_bid = self.high_bid
-        s.high_bidder = self.high_bidder
-        s.passed = self.passed
-        s.debtor = self.debtor
-        s.debt_item_price = self.debt_item_price
-        s.free_levels = self.free_levels
-        s.victims = self.victims[:]
-        s.terminated = self.terminated
-        s.truncated = self.truncated
-        s.num_decisions = self.num_decisions
-        s.history = self.history[:]
-        s.purchases = self.purchases[:]
         return s
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form; ``from_dict(to_dict())`` continues the game identically."""
-        data: dict[str, Any] = {}
-        for name in GameState.__slots__:
-            value = getattr(self, name)
-            if name == "config":
-                data[name] = value.to_dict()
-            elif name == "rng":
-                version, internal, gauss = value.getstate()
-                data[name] = [version, list(internal), gauss]
-            elif name == "players":
-                data[name] = [p.to_dict() for p in value]
-            else:
-                data[name] = _plain(value)
+        data = {name: _plain(getattr(self, name)) for name in GameState.__slots__}
+        data["config"] = self.config.to_dict()
+        version, internal, gauss = self.rng.getstate()
+        data["rng"] = [version, list(internal), gauss]
+        data["players"] = [p.to_dict() for p in self.players]
         return data
 
     @classmethod
@@ -284,12 +231,9 @@ class GameState:
         rng.setstate((version, tuple(internal), gauss))
         s = cls(config, rng)
         for name in GameState.__slots__:
-            if name in ("config", "rng"):
-                continue
-            if name == "players":
-                s.players = [PlayerState.from_dict(p) for p in data[name]]
-            else:
+            if name not in ("config", "rng"):
                 setattr(s, name, data[name])
+        s.players = [PlayerState.from_dict(p) for p in data["players"]]
         s.phase = Phase(s.phase)
         s.block = Block(s.block)
         # JSON lists back to records (validation has checked each holds six integers).

@@ -15,13 +15,12 @@ to change the game.  It stays current as the game moves on.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from zavandor_env.engine.data import (
     CONC_TOKEN0,
-    CONCENTRATED_VALUE,
     DUST_TOKEN0,
-    ENERGY_DECKS,
     NUM_CARD_TOKENS,
     NUM_COLOURS,
     NUM_TOKENS,
@@ -32,7 +31,6 @@ from zavandor_env.engine.economy import hand_load, hand_value
 from zavandor_env.engine.hands import Hand, hand_of
 from zavandor_env.engine.queries import (
     active_slots,
-    gems_sale_value,
     hand_limit,
     item_price,
     may_acquire,
@@ -41,10 +39,23 @@ from zavandor_env.engine.queries import (
 from zavandor_env.engine.scoring import sentinel_vp, victory_points
 from zavandor_env.engine.state import GameState, Phase
 
-# Mean card value per colour: what an unseen card of that colour is expected to be worth.
-COLOUR_MEAN: tuple[float, ...] = tuple(
-    sum(v * n for v, n in deck.items()) / sum(deck.values()) for deck in ENERGY_DECKS
-)
+
+def _read(path: str) -> Any:
+    """A read-only attribute of a view: ``path`` of the record under it (``"_p.vp"``, a
+    player's; ``"_state.round"``, the state's), read in C: no Python call on access."""
+    return property(attrgetter(path))
+
+
+def _copy(path: str) -> Any:
+    """A list of the record under a view, as a tuple: a view cannot be used to change the
+    game."""
+    get = attrgetter(path)
+    return property(lambda view: tuple(get(view)))
+
+
+def _derived(rule: Callable[[Any], Any]) -> Any:
+    """A read-only attribute of a seat that a rule computes from its player record."""
+    return property(lambda view: rule(view._p))
 
 
 class HiddenInformationError(AttributeError):
@@ -61,75 +72,35 @@ class SeatView:
         self._own = own
 
     # ---- public -------------------------------------------------------------------------
-    @property
-    def seat(self) -> int:
-        return self._p.seat
-
-    @property
-    def is_own(self) -> bool:
-        return self._own
-
-    @property
-    def character(self) -> int:
-        return self._p.character
-
-    @property
-    def active(self) -> tuple[int, ...]:
-        return tuple(self._p.active)
-
-    @property
-    def inactive(self) -> tuple[int, ...]:
-        return tuple(self._p.inactive)
-
-    @property
-    def levels(self) -> tuple[int, ...]:
-        return tuple(self._p.levels)
-
-    @property
-    def chips_bought(self) -> tuple[bool, ...]:
-        return tuple(self._p.chips_bought)
-
-    @property
-    def pentagon_chips(self) -> int:
-        return self._p.pentagon_chips
-
-    @property
-    def artifacts(self) -> tuple[int, ...]:
-        return tuple(self._p.artifacts)
-
-    @property
-    def sentinels(self) -> tuple[int, ...]:
-        return tuple(self._p.sentinels)
-
-    @property
-    def vp(self) -> int:
-        return self._p.vp
-
-    @property
-    def gem_vp(self) -> int:
-        return self._p.gem_vp
+    seat: int = _read("_p.seat")
+    character: int = _read("_p.character")
+    active: tuple[int, ...] = _copy("_p.active")
+    inactive: tuple[int, ...] = _copy("_p.inactive")
+    levels: tuple[int, ...] = _copy("_p.levels")
+    chips_bought: tuple[bool, ...] = _copy("_p.chips_bought")
+    pentagon_chips: int = _read("_p.pentagon_chips")
+    artifacts: tuple[int, ...] = _copy("_p.artifacts")
+    sentinels: tuple[int, ...] = _copy("_p.sentinels")
+    vp: int = _read("_p.vp")  # the last phase-4 score (see current_vp)
+    gem_vp: int = _read("_p.gem_vp")
+    #: Costs announced this turn and not yet paid (public: everyone saw the purchases).
+    balance: int = _read("_p.balance")
+    eliminated: bool = _read("_p.eliminated")
+    druid_ruby_used: bool = _read("_p.druid_ruby_used")
+    sages_dust: int = _read("_p.sages_dust")
+    is_own: bool = _read("_own")
+    #: VP the seat would score if phase 4 came now (``vp`` is the last phase-4 score).
+    current_vp: int = _derived(victory_points)
+    #: Hand-limit slots used (known from counts alone).
+    hand_load: int = _derived(lambda player: hand_load(player.hand))
+    hand_limit: int = _derived(hand_limit)
+    active_slots: int = _derived(active_slots)
+    #: How many 9-Sages cards wait under the turn-order card (values hidden).
+    sages_count: int = _derived(lambda player: len(player.sages_tokens))
 
     def sentinel_vp(self, sentinel: int) -> int:
         """VP a sentinel would be worth to this seat with its current holdings."""
         return sentinel_vp(self._p, sentinel)
-
-    @property
-    def current_vp(self) -> int:
-        """VP the seat would score if phase 4 came now (``vp`` is the last phase-4 score)."""
-        return victory_points(self._p)
-
-    @property
-    def balance(self) -> int:
-        """Costs announced this turn and not yet paid (public: everyone saw the purchases)."""
-        return self._p.balance
-
-    @property
-    def eliminated(self) -> bool:
-        return self._p.eliminated
-
-    @property
-    def druid_ruby_used(self) -> bool:
-        return self._p.druid_ruby_used
 
     @property
     def card_counts(self) -> tuple[int, ...]:
@@ -152,46 +123,10 @@ class SeatView:
         return tuple(self._p.hand[DUST_TOKEN0:NUM_TOKENS])
 
     @property
-    def sages_count(self) -> int:
-        """How many 9-Sages cards wait under the turn-order card (values hidden)."""
-        return len(self._p.sages_tokens)
-
-    @property
-    def sages_dust(self) -> int:
-        return self._p.sages_dust
-
-    @property
-    def hand_load(self) -> int:
-        """Hand-limit slots used (known from counts alone)."""
-        return hand_load(self._p.hand)
-
-    @property
-    def hand_limit(self) -> int:
-        return hand_limit(self._p)
-
-    @property
-    def active_slots(self) -> int:
-        return active_slots(self._p)
-
-    @property
-    def gems_sale_value(self) -> int:
-        return gems_sale_value(self._p)
-
-    @property
     def known_value(self) -> int:
         """Value of the publicly known part of the hand: concentrated cards and dust."""
         hand = self._p.hand
         return sum(hand[t] * TOKEN_VALUE[t] for t in range(CONC_TOKEN0, NUM_TOKENS) if hand[t])
-
-    @property
-    def expected_liquid(self) -> float:
-        """Spendable energy as others estimate it: known items, each hidden card at its
-        colour's mean value, less the unpaid balance.  Exact for one's own seat."""
-        if self._own:
-            return float(self.hand_value - self._p.balance)
-        counts = self.card_counts
-        hidden = sum(counts[c] * COLOUR_MEAN[c] for c in range(NUM_COLOURS))
-        return self.known_value + hidden - self._p.balance
 
     # ---- own seat only ------------------------------------------------------------------
     def _require_own(self, what: str) -> None:
@@ -213,10 +148,6 @@ class SeatView:
     def liquid(self) -> int:
         """Energy still spendable now (hand value less the unpaid balance); own seat only."""
         return self.hand_value - self._p.balance
-
-    @property
-    def max_payable(self) -> int:
-        return self.liquid + gems_sale_value(self._p)
 
     @property
     def sages_tokens(self) -> tuple[int, ...]:
@@ -266,6 +197,24 @@ class PlayerView:
         return hand_of(self._state.players[self.seat].hand)
 
     # ---- table --------------------------------------------------------------------------
+    round: int = _read("_state.round")
+    phase: Phase = _read("_state.phase")
+    turn_order: tuple[int, ...] = _copy("_state.turn_order")
+    turn_player: int = _read("_state.turn_player")
+    current_player: int = _read("_state.current_player")
+    blocks_used: int = _read("_state.blocks_used")
+    paid_advance_done: bool = _read("_state.paid_advance_done")
+    display: tuple[int, ...] = _copy("_state.display")
+    sentinel_owner: tuple[int, ...] = _copy("_state.sentinel_owner")
+    concentrated_supply: tuple[int, ...] = _copy("_state.concentrated_supply")
+    gem_supply: tuple[int, ...] = _copy("_state.gem_supply")
+    art_mod: tuple[int, ...] = _copy("_state.art_mod")
+    sen_mod: tuple[int, ...] = _copy("_state.sen_mod")
+
+    @property
+    def block(self) -> int:
+        return int(self._state.block)
+
     @property
     def config(self) -> Any:
         return self._state.config
@@ -275,52 +224,12 @@ class PlayerView:
         return self._state.config.num_players
 
     @property
-    def round(self) -> int:
-        return self._state.round
-
-    @property
-    def phase(self) -> Phase:
-        return self._state.phase
-
-    @property
     def is_over(self) -> bool:
         return self._state.terminated or self._state.truncated
 
     @property
-    def turn_order(self) -> tuple[int, ...]:
-        return tuple(self._state.turn_order)
-
-    @property
-    def turn_player(self) -> int:
-        return self._state.turn_player
-
-    @property
-    def current_player(self) -> int:
-        return self._state.current_player
-
-    @property
-    def block(self) -> int:
-        return int(self._state.block)
-
-    @property
-    def blocks_used(self) -> int:
-        return self._state.blocks_used
-
-    @property
-    def paid_advance_done(self) -> bool:
-        return self._state.paid_advance_done
-
-    @property
-    def display(self) -> tuple[int, ...]:
-        return tuple(self._state.display)
-
-    @property
     def artifact_deck_size(self) -> int:
         return len(self._state.artifact_deck)
-
-    @property
-    def sentinel_owner(self) -> tuple[int, ...]:
-        return tuple(self._state.sentinel_owner)
 
     @property
     def sentinels_acquired(self) -> int:
@@ -335,58 +244,16 @@ class PlayerView:
         """Face-up discard piles per colour, as card tokens (bottom first)."""
         return tuple(tuple(d) for d in self._state.discards)
 
-    @property
-    def concentrated_supply(self) -> tuple[int, ...]:
-        return tuple(self._state.concentrated_supply)
-
-    @property
-    def gem_supply(self) -> tuple[int, ...]:
-        return tuple(self._state.gem_supply)
-
-    @property
-    def art_mod(self) -> tuple[int, ...]:
-        return tuple(self._state.art_mod)
-
-    @property
-    def sen_mod(self) -> tuple[int, ...]:
-        return tuple(self._state.sen_mod)
-
     # ---- auction ------------------------------------------------------------------------
-    @property
-    def auction_kind(self) -> int:
-        return self._state.auction_kind
-
-    @property
-    def auction_item(self) -> int:
-        return self._state.auction_item
-
-    @property
-    def auction_opener(self) -> int:
-        return self._state.auction_opener
-
-    @property
-    def high_bid(self) -> int:
-        return self._state.high_bid
-
-    @property
-    def high_bidder(self) -> int:
-        return self._state.high_bidder
-
-    @property
-    def passed(self) -> int:
-        return self._state.passed
-
-    @property
-    def debtor(self) -> int:
-        return self._state.debtor
-
-    @property
-    def free_levels(self) -> int:
-        return self._state.free_levels
-
-    @property
-    def victims(self) -> tuple[int, ...]:
-        return tuple(self._state.victims)
+    auction_kind: int = _read("_state.auction_kind")
+    auction_item: int = _read("_state.auction_item")
+    auction_opener: int = _read("_state.auction_opener")
+    high_bid: int = _read("_state.high_bid")
+    high_bidder: int = _read("_state.high_bidder")
+    passed: int = _read("_state.passed")
+    debtor: int = _read("_state.debtor")
+    free_levels: int = _read("_state.free_levels")
+    victims: tuple[int, ...] = _copy("_state.victims")
 
     # ---- public rule queries ------------------------------------------------------------
     def price(self, seat: int, kind: int, item: int, bid: int) -> int:
@@ -400,9 +267,6 @@ class PlayerView:
     def may_own_gem(self, seat: int, gem: int) -> bool:
         state = self._state
         return may_own_gem(state, state.players[seat], gem)
-
-    def concentrated_value(self, colour: int) -> int:
-        return CONCENTRATED_VALUE[colour]
 
     def __repr__(self) -> str:
         return f"PlayerView(seat={self.seat}, round={self.round}, phase={self.phase.name})"

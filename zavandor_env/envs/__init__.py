@@ -1,10 +1,9 @@
-"""The RL layer: PettingZoo AEC environment ``zavandor_v0``, the Gymnasium single-agent adapter
-``SingleAgentEnv``, the reward settings (``RewardConfig``), the observation layout and the
-benchmark.
-
-``SingleAgentEnv`` and the registered Gymnasium id ``Zavandor-v0`` (built by
-``zavandor_env.envs.gym_entry.make_env``) play the same default opponents, the agents layer's
-rule-based novice, which this package imports only when that default is used.
+"""Every face of the environment: the PettingZoo AEC environment ``zavandor_v0``
+(:mod:`.aec`), the Gymnasium single-agent ``SingleAgentEnv`` (:mod:`.single_agent`) and its
+registered id ``Zavandor-v0`` (:mod:`.gym_entry`), the native vector env (:mod:`.vector`), the
+SB3 ``VecEnv`` (:mod:`.sb3`), the RLlib multi-agent env (:mod:`.rllib`) and the OpenSpiel game
+(:mod:`.openspiel`); the options they share (:mod:`.options`, :mod:`.opponents`,
+:mod:`.rewards`, :mod:`.info`, :mod:`.contract`).  Every face runs the C++ core.
 
 Importing this package imports PettingZoo and Gymnasium; ``import zavandor_env.engine`` does not.
 """

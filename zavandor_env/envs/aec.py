@@ -36,7 +36,6 @@ shares (:mod:`.contract`).
 from __future__ import annotations
 
 import random
-from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -45,15 +44,14 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE, ObservationEncoder, mask_array
-from zavandor_env.engine import Game, GameConfig, IllegalActionError
+from zavandor_env.encoding.observation import ObservationEncoder, mask_array
+from zavandor_env.engine import Game, IllegalActionError
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.game import check_seed
-from zavandor_env.engine.native import resolve_backend
 from zavandor_env.engine.outcome import Outcome, game_outcome
-from zavandor_env.envs.contract import check_illegal_action
+from zavandor_env.envs.contract import check_illegal_action, observation_space
 from zavandor_env.envs.info import result_info, running_info
-from zavandor_env.envs.rewards import RewardConfig
+from zavandor_env.envs.options import env_settings
 from zavandor_env.render.modes import RENDER_MODES, Renderer
 
 ENV_NAME = "zavandor_v0"
@@ -64,12 +62,12 @@ def env(num_players: int = 2, render_mode: str | None = None,
     """The ``zavandor_v0`` AEC environment with PettingZoo's standard wrappers.
 
     ``options`` are the reward options of :class:`~zavandor_env.envs.rewards.RewardConfig`
-    (``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward``, ``illegal_reward``),
-    ``backend`` (see :class:`raw_env`) and :class:`~zavandor_env.engine.GameConfig` rule
-    options (e.g. ``max_rounds``).  ``illegal_action="terminate"`` (default): an illegal
-    action ends the game with ``illegal_reward`` (default -1) for the offender; ``"raise"``:
-    it raises :class:`~zavandor_env.engine.IllegalActionError` and changes nothing (the
-    contract of every face, :mod:`.contract`).
+    (``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward``, ``illegal_reward``)
+    and :class:`~zavandor_env.engine.GameConfig` rule options (e.g. ``max_rounds``).
+    ``illegal_action="terminate"`` (default): an illegal action ends the game with
+    ``illegal_reward`` (default -1) for the offender; ``"raise"``: it raises
+    :class:`~zavandor_env.engine.IllegalActionError` and changes nothing (the contract of
+    every face, :mod:`.contract`).
     """
     mode = check_illegal_action(illegal_action)
     raw = raw_env(num_players=num_players, render_mode=render_mode, **options)
@@ -95,23 +93,6 @@ class EndOnIllegalWrapper(wrappers.TerminateIllegalWrapper):
             raw.end_by_illegal_action(agent)
 
 
-def _check_option_names(rule_options: dict[str, Any]) -> None:
-    """Refuse a misspelt option in one line naming every option there is: a ``TypeError``,
-    Python's error for an unexpected keyword, which libraries probing optional keywords
-    (TorchRL's ``GymEnv``, ``frameskip``) expect."""
-    if "score_truncated" in rule_options:
-        raise TypeError("score_truncated was removed: a truncated game has no winner and "
-                        "pays truncation_reward to every seat")
-    rules = sorted(f.name for f in fields(GameConfig) if f.name != "num_players")
-    unknown = sorted(set(rule_options) - set(rules))
-    if unknown:
-        # Python's own wording for an unexpected keyword: libraries match it (TorchRL's
-        # GymEnv retries without ``frameskip`` on "unexpected keyword argument 'frameskip'").
-        others = f" (unknown options: {unknown})" if len(unknown) > 1 else ""
-        raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}{others}; "
-                        f"reward options: {list(RewardConfig.names())}; rule options: {rules}")
-
-
 class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
     """The Scepter of Zavandor for 2-6 players, unwrapped.
 
@@ -128,10 +109,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             (default -1: no winner, no better than a loss).
         illegal_reward: used by :func:`env`'s illegal-action wrapper (default -1); the raw
             environment itself raises on an illegal action.
-        backend: the engine backend, ``"native"`` (the C++ core) or ``"python"``; ``None``
-            (default) takes :func:`~zavandor_env.engine.default_backend` (native when built).
-            Both play the identical game and give identical observations.
         **rule_options: :class:`~zavandor_env.engine.GameConfig` fields.
+
+    The game runs on the C++ core (a retired ``backend=`` option is read by
+    :func:`~zavandor_env.envs.options.check_backend`).
 
     The reward settings are validated together as :attr:`reward_config`
     (:class:`~zavandor_env.envs.rewards.RewardConfig`, which documents why each default).
@@ -144,37 +125,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         "render_fps": 1,
     }
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        render_mode: str | None = None,
-        reward: str = RewardConfig.reward,
-        vp_delta: float = RewardConfig.vp_delta,
-        step_reward: float = RewardConfig.step_reward,
-        truncation_reward: float = RewardConfig.truncation_reward,
-        illegal_reward: float = RewardConfig.illegal_reward,
-        backend: str | None = None,
-        **rule_options: Any,
-    ) -> None:
-        EzPickle.__init__(
-            self, num_players, render_mode, reward, vp_delta, step_reward, truncation_reward,
-            illegal_reward, backend, **rule_options,
-        )
+    def __init__(self, num_players: int = 2, render_mode: str | None = None,
+                 **options: Any) -> None:
+        EzPickle.__init__(self, num_players, render_mode, **options)
         super().__init__()
         self._renderer = Renderer(render_mode)
-        _check_option_names(rule_options)
-        self.reward_config = RewardConfig(
-            reward=reward, vp_delta=vp_delta, step_reward=step_reward,
-            truncation_reward=truncation_reward, illegal_reward=illegal_reward,
-        )
-        self.config = GameConfig(num_players=num_players, **rule_options)
-        self.backend = resolve_backend(backend)
+        self.reward_config, self.config = env_settings(num_players, options)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
             agent: spaces.Dict({
-                "observation": spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32),
+                "observation": observation_space(),
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
             })
             for agent in self.possible_agents
@@ -191,21 +153,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
 
     # ---- copies ---------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
-        """A pickle or ``copy.deepcopy`` carries the game in progress (as a saved game, so
-        either backend's game travels) and everything the episode has paid and seen; the
-        copy renders on its own (no shared live page)."""
+        """A pickle or ``copy.deepcopy`` carries the game in progress (as a saved game) and
+        everything the episode has paid and seen; the copy renders on its own."""
         state = dict(self.__dict__)
         game = state.pop("_game")
         state["_game_saved"] = None if game is None else game.to_dict()
-        del state["_renderer"], state["_encoder"]
+        del state["_encoder"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state = dict(state)
         saved = state.pop("_game_saved")
         self.__dict__.update(state)
-        self._game = None if saved is None else Game.from_dict(saved, backend=self.backend)
-        self._renderer = Renderer(self.render_mode)
+        self._game = None if saved is None else Game.from_dict(saved)
         self._encoder = ObservationEncoder()
 
     @property
@@ -236,7 +196,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             self._seeds.seed(game_seed)
         else:
             game_seed = self._seeds.randrange(2**31)
-        self._game = Game.new(self.config, seed=game_seed, backend=self.backend)
+        self._game = Game.new(self.config, seed=game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

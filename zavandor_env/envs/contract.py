@@ -22,7 +22,9 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
+from gymnasium import spaces
 
+from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.engine.actions import END_TURN, NUM_ACTIONS
 
 #: The illegal-action modes, by the one name every face uses (``illegal_action=``).
@@ -48,6 +50,12 @@ def check_illegal_action(value: object) -> str:
     if value not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {value!r}")
     return str(value)
+
+
+def observation_space() -> spaces.Box:
+    """The space of one observation vector, the same on every face (a new object: spaces
+    carry their own generator)."""
+    return spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
 
 
 def finished_mask(dtype: type = np.int8) -> np.ndarray:

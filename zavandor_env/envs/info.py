@@ -96,12 +96,5 @@ def fill_result(info: dict[str, Any], row: int, outcome: Outcome,
                 illegal_action: bool = False) -> None:
     """Write the result of game slot ``row`` (what :func:`result_info` says) into the batched
     ``info`` of :func:`batched_running_info`."""
-    info["game_over"][row] = True
-    info["terminated"][row] = bool(outcome.terminated)
-    info["truncated"][row] = bool(outcome.truncated)
-    info["illegal_action"][row] = illegal_action
-    info["scores"][row] = outcome.scores
-    info["ranks"][row] = outcome.ranks
-    info["winners"][row] = 0
-    info["winners"][row, list(outcome.winners)] = 1
-    info["rounds"][row] = int(outcome.rounds)
+    for key, value in result_info(outcome, illegal_action).items():
+        info[key][row] = value

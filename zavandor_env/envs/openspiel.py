@@ -88,7 +88,6 @@ if pyspiel is not None:
         ZavandorGame,
         ZavandorState,
         deal_seed,
-        on_backend,
     )
 else:
     GAME_NAME = "python_zavandor"
@@ -98,7 +97,7 @@ __all__ = ["BOTS", "GAME_NAME", "IllegalSpielActionError", "NEEDS_EXTRA", "OpenS
 
 #: The OpenSpiel bots the agent spec can seat.
 BOTS = ("ismcts", "random")
-_NEEDS_PYSPIEL = ("ZavandorGame", "ZavandorState", "on_backend", "deal_seed",
+_NEEDS_PYSPIEL = ("ZavandorGame", "ZavandorState", "deal_seed",
                   "IllegalSpielActionError", "StateTextError")
 
 
@@ -190,6 +189,6 @@ class OpenSpielAgent(Agent):
         if len(legal_actions) == 1:
             return int(legal_actions[0])
         sample = determinize(view, self.rng)
-        state = ZavandorState(self._game, on_backend(sample, self._game.backend))
+        state = ZavandorState(self._game, sample)
         action = int(self._bot.step(state))
         return action if action in legal_actions else int(legal_actions[0])

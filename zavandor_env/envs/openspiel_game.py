@@ -24,8 +24,6 @@ from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import NUM_ACTIONS, action_to_string
 from zavandor_env.engine.determinize import determinize
 from zavandor_env.engine.errors import IllegalActionError
-from zavandor_env.engine.native import core_from_state, resolve_backend
-from zavandor_env.engine.native_game import NativeGame
 from zavandor_env.engine.outcome import Outcome, game_outcome
 from zavandor_env.envs.openspiel_text import (
     DEAL_DRAWS,
@@ -39,7 +37,7 @@ from zavandor_env.envs.rewards import terminal_rewards
 from zavandor_env.io.limits import MAX_SEED
 
 __all__ = ["GAME_NAME", "IllegalSpielActionError", "StateTextError", "ZavandorGame",
-           "ZavandorState", "deal_seed", "on_backend"]
+           "ZavandorState", "deal_seed"]
 
 GAME_NAME = "python_zavandor"
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -121,7 +119,6 @@ class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type s
         salt = _seed(params)
         super().__init__(_GAME_TYPE, info, params)
         self.salt = salt
-        self.backend = resolve_backend(None)
 
     def new_initial_state(self) -> ZavandorState:
         """A new game, at the chance nodes that draw its deal (see :mod:`.openspiel`)."""
@@ -140,7 +137,7 @@ class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type s
         engine = None
         if record.game is not None:
             try:
-                engine = Game.from_dict(record.game, backend=self.backend)
+                engine = Game.from_dict(record.game)
             except ValueError as exc:  # ReplayError: the saved game's own one-line check
                 first = (str(exc).splitlines() or [type(exc).__name__])[0]
                 raise StateTextError(f"python_zavandor state: {first[:300]}") from None
@@ -173,14 +170,6 @@ class _Table:
 
     def __reduce__(self) -> tuple[Any, ...]:
         raise TypeError("a python_zavandor state is saved with state.serialize(), not pickled")
-
-
-def on_backend(game: Game, backend: str) -> Game:
-    """``game`` (a Python-rules game, as the determinizer returns) on ``backend``."""
-    if backend != "native":
-        return game
-    state = game.read_state()
-    return NativeGame.wrap(core_from_state(state), state.config, game.seed)
 
 
 def _load_state(game_string: str, text: str) -> ZavandorState:
@@ -263,7 +252,7 @@ class ZavandorState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
         if len(self._deal) == DEAL_DRAWS:
             owner: ZavandorGame = self.get_game()
             seed = deal_seed(owner.salt, self._deal)
-            self._table = _Table(Game.new(owner.config, seed=seed, backend=owner.backend))
+            self._table = _Table(Game.new(owner.config, seed=seed))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == _CHANCE:
@@ -289,7 +278,7 @@ class ZavandorState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
         seed = int(float(probability_sampler()) * 2**53) if callable(probability_sampler) else None
         game = self._table.game
         sample = determinize(game.view(player_id), random.Random(seed))
-        resampled._table = _Table(on_backend(sample, game.backend))
+        resampled._table = _Table(sample)
         return resampled
 
     # ---- saving and copying ---------------------------------------------------------------

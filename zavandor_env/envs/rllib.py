@@ -43,12 +43,11 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.typing import MultiAgentDict
 
 from zavandor_env.agents.registry import AgentSpec, parse_spec
-from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.outcome import game_outcome
 from zavandor_env.envs.aec import raw_env
-from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action
+from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action, observation_space
 from zavandor_env.envs.info import result_info, running_info
 from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES
 
@@ -96,7 +95,7 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         space = spaces.Dict({
-            OBS_KEY: spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32),
+            OBS_KEY: observation_space(),
             MASK_KEY: spaces.Box(0.0, 1.0, (self.num_actions,), np.float32),
         })
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)

@@ -3,7 +3,7 @@
 SB3 takes its own ``VecEnv``, not Gymnasium's vector env, so
 :class:`~zavandor_env.envs.vector.ZavandorVectorEnv` cannot be handed to it directly;
 :func:`make_vec_env` builds the SB3 ``VecEnv`` that training itself uses
-(:class:`zavandor_env.envs.sb3_vec.NativeVecEnv`): all games live in one native object and
+(:class:`NativeVecEnv`): all games live in one native object and
 the opponents' moves are played in C++, so one learner step crosses into C++ once for every
 game.  It has ``action_masks()``, so sb3-contrib's ``MaskablePPO`` trains on it as is::
 
@@ -24,12 +24,23 @@ default to the environment's (``RewardConfig``: the rulebook outcome, no shaping
 ``gymnasium.make("Zavandor-v0")``; an illegal action ends that game with ``illegal_reward``
 (``illegal_action="raise"`` raises instead).
 
-This module sits above ``train`` in the layering (it builds training's ``VecEnv``), beside the
-CLI; it imports Stable-Baselines3.
+What training itself sees: the opponents of each seat drawn per episode from a
+:class:`~zavandor_env.envs.opponents.PoolSpec` (``env_method("set_pool", spec)`` changes it,
+per env if wished).  ``random``, ``heuristic``, ``novice``, ``naive`` and ``planner`` (plain
+specs) are played natively; a pool **snapshot** becomes a batched policy
+(:class:`SnapshotPolicy`: one NumPy forward answers every pending decision of that snapshot
+across the games); any other agent spec is played by its Python agent, one decision at a time
+(the slow path).  ``env_method("pop_stats")`` gives one dict per game
+(:mod:`zavandor_env.envs.training`): ``blocks``, ``illegal``, ``env_seconds`` (shared evenly
+between the games, so the callback's sum is the total) and ``episodes``.
+
+This module imports Stable-Baselines3 (the ``train`` extra).
 """
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,18 +51,281 @@ from zavandor_env.extras import require
 require("train", "zavandor_env.envs.sb3 (the Stable-Baselines3 vector env)",
         only=("stable_baselines3",))
 
-from zavandor_env.agents.registry import parse_spec  # noqa: E402  (after the extra is known to be there)
-from zavandor_env.envs.aec import _check_option_names  # noqa: E402
-from zavandor_env.envs.contract import check_illegal_action  # noqa: E402
-from zavandor_env.envs.rewards import RewardConfig  # noqa: E402
-from zavandor_env.envs.sb3_vec import NativeVecEnv  # noqa: E402
-from zavandor_env.train.config import ENV_REWARD_KEYS, TrainConfig  # noqa: E402
-from zavandor_env.train.opponents import PoolSpec  # noqa: E402
+import numpy as np  # noqa: E402  (after the extra is known to be there)
+from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
-__all__ = ["NativeVecEnv", "make_vec_env"]
+from zavandor_env.agents.policy_file import NumpyPolicy  # noqa: E402
+from zavandor_env.agents.registry import parse_spec  # noqa: E402
+from zavandor_env.envs.opponents import (  # noqa: E402
+    DEFAULT_OPPONENTS,
+    SNAPSHOT,
+    PoolSpec,
+    cached_policy,
+)
+from zavandor_env.envs.options import check_num_envs  # noqa: E402
+from zavandor_env.envs.training import (  # noqa: E402
+    ACTION_TO_BLOCK,
+    BLOCK_NAMES,
+    TrainingStats,
+    episode_summary,
+)
+from zavandor_env.envs.vector import ZavandorVectorEnv  # noqa: E402
+from zavandor_env.envs.vector_seats import NATIVE_KINDS  # noqa: E402
 
-#: The default opponents: those of ``gymnasium.make("Zavandor-v0")``.
-DEFAULT_OPPONENTS = "novice"
+__all__ = ["NativeVecEnv", "SnapshotPolicy", "make_vec_env"]
+
+
+class SnapshotPolicy:
+    """A frozen snapshot as a batched policy ``fn(obs[M, D], mask[M, A]) -> actions[M]``:
+    one forward for all ``M`` decisions, each action sampled from the masked softmax (as
+    :meth:`NumpyPolicy.act` samples one), with the env's shared generator."""
+
+    def __init__(self, policy: NumpyPolicy, rng: np.random.Generator, name: str = SNAPSHOT
+                 ) -> None:
+        self.policy = policy
+        self.rng = rng
+        self.name = name
+        self.calls = 0  # forwards so far
+        self.decisions = 0  # decisions answered so far
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        self.decisions += len(obs)
+        z = self.policy.logits(obs).astype(np.float64)
+        z = np.where(mask, z, -np.inf)
+        z -= z.max(axis=1, keepdims=True)
+        cum = np.cumsum(np.exp(z), axis=1)
+        # Inverse CDF: the first action whose cumulative weight passes u * total; an illegal
+        # action adds no weight, so it is never the first to pass.
+        threshold = self.rng.random(len(obs)) * cum[:, -1]
+        return (cum > threshold[:, None]).argmax(axis=1)
+
+
+class NativeVecEnv(VecEnv):
+    """``num_envs`` training games on the native core, with pool opponents and the charts'
+    statistics (see the module docstring).
+
+    Args:
+        num_envs: games stepped together.
+        spec: the opponent pool to draw from (every env; ``set_pool`` changes it).
+        num_players: 2 to 6.
+        seed: seeds the games, the learner seats, the pool draws and the snapshots' sampling;
+            ``seed()`` + ``reset()`` (what SB3 does) reseed.
+        learner_seat: the learner's seat, or ``None`` to draw it per episode.
+        bootstrap_truncated: report cut-off games as SB3 time limits (PPO then bootstraps
+            them); default False.
+        illegal_action: ``"terminate"`` (default) or ``"raise"`` (see the module docstring).
+        **options: reward and rule options, as :class:`ZavandorVectorEnv` takes them.
+    """
+
+    def __init__(self, num_envs: int, spec: PoolSpec, num_players: int = 2, seed: int = 0,
+                 learner_seat: int | None = None, bootstrap_truncated: bool = False,
+                 illegal_action: str = "terminate", **options: Any) -> None:
+        n = check_num_envs(num_envs)
+        self.num_players = num_players
+        self.bootstrap_truncated = bootstrap_truncated
+        self._others = num_players - 1
+        self._pool_specs: list[PoolSpec] = [spec] * n
+        self._labels: list[list[str]] = [["random"] * self._others for _ in range(n)]
+        self._opponents: dict[str, tuple[str, str]] = {}  # pool key -> (label, env spec)
+        self._snapshots: dict[str, SnapshotPolicy] = {}  # file -> its batched policy
+        self._seed_streams(seed)
+        self.venv = ZavandorVectorEnv(n, num_players, opponents=self._sample,
+                                      seed=self._env_seed, learner_seat=learner_seat,
+                                      copy=True, illegal_action=illegal_action, **options)
+        self.render_mode = None
+        self._rows = np.arange(n)
+        self._actions = np.zeros(n, np.int64)
+        self.stats = TrainingStats(n)
+        self._taken: list[np.ndarray] = []  # learner actions not yet counted into the stats
+        super().__init__(n, self.venv.single_observation_space, self.venv.single_action_space)
+
+    # ---- seeding and opponents ------------------------------------------------------------
+    def _seed_streams(self, seed: int) -> None:
+        """One seed -> the env's seed, the pool draws' and the snapshots' generators."""
+        env_seed, pool_seed, policy_seed = np.random.SeedSequence(int(seed)).generate_state(3)
+        self._env_seed = int(env_seed)
+        self._pool_rng = random.Random(int(pool_seed))
+        self._policy_rng = np.random.default_rng(int(policy_seed))
+        for fn in self._snapshots.values():
+            fn.rng = self._policy_rng
+
+    def _sample(self, env: int, rng: np.random.Generator) -> list[Any]:
+        """This episode's opponents of game ``env``, drawn from its pool; their labels go to
+        ``self._labels[env]`` (a new list: the step's caller keeps the old)."""
+        labels: list[str] = []
+        opponents: list[Any] = []
+        for label, path in self._pool_specs[env].draw(self._pool_rng, self._others):
+            if path is not None:
+                opponents.append(self._snapshot(path))
+            else:
+                label, opponent = self._opponent(label)
+                opponents.append(opponent)
+            labels.append(label)
+        self._labels[env] = labels
+        return opponents
+
+    def _opponent(self, key: str) -> tuple[str, str]:
+        """The label and the ZavandorVectorEnv spec of pool key ``key``: the native kind of a
+        plain random/heuristic/novice/naive/planner, else the key itself (played by its Python
+        agent)."""
+        found = self._opponents.get(key)
+        if found is None:
+            parsed = parse_spec(key)
+            native = parsed.agent in NATIVE_KINDS and not parsed.params
+            found = self._opponents[key] = (parsed.label, parsed.agent if native else key)
+        return found
+
+    def _snapshot(self, path: str) -> SnapshotPolicy:
+        policy = cached_policy(path)
+        fn = self._snapshots.get(path)
+        if fn is None:
+            fn = self._snapshots[path] = SnapshotPolicy(policy, self._policy_rng)
+        fn.policy = policy  # (the process cache may have reloaded it)
+        return fn
+
+    def set_pool(self, spec: PoolSpec, indices: Any = None) -> None:
+        """Opponents of the games ``indices`` (default: all) are drawn from ``spec`` from
+        their next episode on."""
+        for i in self._get_indices(indices):
+            self._pool_specs[i] = spec
+        live = {path for s in self._pool_specs for _, path in s.snapshots}
+        for path in [p for p in self._snapshots if p not in live]:
+            del self._snapshots[path]
+
+    # ---- statistics -----------------------------------------------------------------------
+    def _count_actions(self) -> None:
+        """Fold the learner actions taken since the last count into the statistics (counted
+        in bulk, not per step)."""
+        if self._taken:
+            blocks = ACTION_TO_BLOCK[np.stack(self._taken)]  # [steps, N]
+            self._taken = []
+            width = len(BLOCK_NAMES)
+            flat = blocks.T + width * self._rows[:, None]
+            self.stats.blocks += np.bincount(flat.ravel(), minlength=self.num_envs * width
+                                        ).reshape(self.num_envs, width)
+
+    def pop_stats(self, indices: Any = None) -> list[dict[str, Any]]:
+        """The statistics of each game ``indices`` since the last call (and reset them)."""
+        self._count_actions()
+        return [self.stats.pop(i) for i in self._get_indices(indices)]
+
+    def _add_time(self, start: float) -> None:
+        self.stats.env_seconds += (time.perf_counter() - start) / self.num_envs
+
+    # ---- VecEnv ---------------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """bool[N, A]: the legal learner actions of every game."""
+        return self.venv.action_masks()
+
+    def reset(self) -> np.ndarray:
+        start = time.perf_counter()
+        seed = self._seeds[0]
+        if seed is not None:
+            self._seed_streams(seed)
+        obs, infos = self.venv.reset(seed=self._env_seed if seed is not None else None)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = unbatch_info(infos, self.num_envs)
+        self._add_time(start)
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.array(actions, dtype=np.int64).reshape(self.num_envs)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        start = time.perf_counter()
+        actions = self._actions
+        self._taken.append(actions)
+        if len(self._taken) >= 4096:
+            self._count_actions()
+        labels = list(self._labels)  # the sampler replaces a finished game's entry
+        obs, rewards, terminated, truncated, infos = self.venv.step(actions)
+        dones = terminated | truncated
+        out = unbatch_info(infos, self.num_envs)
+        if not dones.any():
+            self._add_time(start)
+            return obs, rewards, dones, out
+        final_obs = infos["final_obs"]
+        final = unbatch_info(infos["final_info"], self.num_envs)
+        for i in np.flatnonzero(dones).tolist():
+            outcome = self.venv.final_outcome(i)
+            illegal = final[i]["illegal_action"]
+            cut_off = bool(truncated[i])
+            self.reset_infos[i] = out[i]  # the next game's, as DummyVecEnv keeps them
+            out[i] = final[i]
+            out[i].update({"terminal_observation": final_obs[i],
+                           "TimeLimit.truncated": cut_off and self.bootstrap_truncated,
+                           "outcome": outcome})
+            self.stats.illegal[i] += illegal
+            self.stats.episodes[i].append(episode_summary(outcome, final[i]["seat"],
+                                                          labels[i], illegal))
+        self._add_time(start)
+        return obs, rewards, dones, out
+
+    def close(self) -> None:
+        self.venv.close()
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        idx = self._get_indices(indices)
+        if attr_name == "pool_spec":
+            return [self._pool_specs[i] for i in idx]
+        if attr_name == "labels":
+            return [list(self._labels[i]) for i in idx]
+        if attr_name == "seat":
+            seats = self.venv.seats
+            return [int(seats[i]) for i in idx]
+        value = getattr(self, attr_name)  # AttributeError as a VecEnv raises it
+        return [value for _ in idx]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        if attr_name == "pool_spec":
+            self.set_pool(value, indices)
+            return
+        if not hasattr(self, attr_name):
+            raise AttributeError(f"NativeVecEnv has no attribute {attr_name!r}")
+        setattr(self, attr_name, value)  # one object serves every game
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None,
+                   **method_kwargs: Any) -> list[Any]:
+        idx = self._get_indices(indices)
+        if method_name == "action_masks":
+            masks = self.venv.action_masks()
+            return [masks[i] for i in idx]
+        if method_name == "pop_stats":
+            return self.pop_stats(idx)
+        if method_name == "set_pool":
+            spec = method_args[0] if method_args else method_kwargs["spec"]
+            self.set_pool(spec, idx)
+            return [None for _ in idx]
+        raise AttributeError(f"NativeVecEnv games have no method {method_name!r} (known: "
+                             f"action_masks, pop_stats, set_pool)")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def _get_indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return [int(i) for i in indices]
+
+
+def unbatch_info(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
+    """SB3's one dict per game from a batched Gymnasium vector info (the keys present for
+    that game; ``_key`` masks dropped): NumPy scalars become Python ones, array rows stay
+    arrays (views of the step's own new arrays), as the single env's ``info`` holds them."""
+    out: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+    for key, value in infos.items():
+        if key.startswith("_") or not isinstance(value, np.ndarray) or value.dtype == object:
+            continue
+        present = infos.get(f"_{key}")
+        rows = value.tolist() if value.ndim == 1 else list(value)
+        for i, row in enumerate(rows):
+            if present is None or present[i]:
+                out[i][key] = row
+    return out
 
 
 def make_vec_env(
@@ -84,20 +358,9 @@ def make_vec_env(
             no shaping unless asked) and rule options (``max_rounds``, ...); an unknown one
             raises ``TypeError``.
     """
-    _check_option_names({k: v for k, v in options.items() if k not in RewardConfig.names()})
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-    illegal_reward = options.pop("illegal_reward", RewardConfig.illegal_reward)
-    # The environment's reward defaults, not the training config's shaping (the trainer
-    # passes its own): one default on every face.
-    rewards = {k: options.get(k, getattr(RewardConfig, k)) for k in ENV_REWARD_KEYS}
-    rules = {k: v for k, v in options.items() if k not in ENV_REWARD_KEYS}
-    cfg = TrainConfig(num_players=num_players, n_envs=num_envs, learner_seat=learner_seat,
-                      seed=seed, game=rules, **rewards)
     weights = ({opponents: 1.0} if isinstance(opponents, str)
                else {str(k): float(v) for k, v in opponents.items()})
     for spec in weights:
         parse_spec(spec)  # an unknown agent is refused now, not at the first reset
-    return NativeVecEnv(cfg, PoolSpec(weights=weights), seed=seed,
-                        illegal_action=check_illegal_action(illegal_action),
-                        illegal_reward=illegal_reward)
+    return NativeVecEnv(num_envs, PoolSpec(weights=weights), num_players, seed=seed,
+                        learner_seat=learner_seat, illegal_action=illegal_action, **options)

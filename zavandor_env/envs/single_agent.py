@@ -7,20 +7,18 @@ ends).  One episode is one seat's trajectory, so value bootstrapping never mixes
 Opponents, one per other seat in seat order after the learner, follow the one agent contract
 (:class:`zavandor_env.engine.agent.Agent`): ``opponents`` is ``"novice"`` (**the default**, as
 for ``gymnasium.make("Zavandor-v0")``: the rule-based novice, see
-:mod:`zavandor_env.envs.gym_entry` for why), ``None`` (uniform random legal play for every
-other seat, which ends most games in the first round), one :class:`Agent` (copied for each
-further seat, since an agent plays one seat at a time), or a sequence of ``num_players - 1``
-entries, each ``None`` or an :class:`Agent`.  Each agent is reset for its seat at every episode
-(``reset(seat, num_players, seed)``) and asked ``act(observation, view, legal_actions)``: it sees
-a :class:`~zavandor_env.engine.PlayerView` of its seat, and the encoded observation only if its
-``needs_observation`` is true.  A plain function ``fn(observation, view, legal_actions)``
-becomes an agent with :class:`~zavandor_env.engine.agent.FunctionAgent`; anything else is
-refused with a ``TypeError``.  :meth:`SingleAgentEnv.set_opponents` swaps them from the next
+:mod:`zavandor_env.envs.gym_entry` for why), any other agent spec (``"heuristic"``,
+``"mcts:iterations=200"``: an agent built for each seat), ``None`` (uniform random legal play
+for every other seat, which ends most games in the first round), one :class:`Agent` (copied
+for each further seat, since an agent plays one seat at a time), or a sequence of
+``num_players - 1`` of those (:mod:`zavandor_env.envs.opponents`).  Each agent is reset for
+its seat at every episode (``reset(seat, num_players, seed)``) and asked ``act(observation,
+view, legal_actions)``: it sees a :class:`~zavandor_env.engine.PlayerView` of its seat, and
+the encoded observation only if its ``needs_observation`` is true.  A plain function
+``fn(observation, view, legal_actions)`` becomes an agent with
+:class:`~zavandor_env.engine.agent.FunctionAgent`; anything else is refused with a
+``TypeError``.  :meth:`SingleAgentEnv.set_opponents` swaps them from the next
 episode on (e.g. via ``VecEnv.env_method``).
-
-``gymnasium.make("Zavandor-v0")`` does not build this class directly: its entry point,
-:func:`zavandor_env.envs.gym_entry.make_env`, plays against rule-based opponents that finish
-their games, because uniformly random players ruin their own economy (see that module).
 
 Rewards are configured only in the AEC environment (:mod:`zavandor_env.envs.rewards`; the
 ``reward``, ``vp_delta``, ``step_reward``, ``truncation_reward`` and ``illegal_reward`` options
@@ -45,7 +43,6 @@ An illegal learner action ends the episode with ``illegal_reward`` (default -1) 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,72 +50,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE
 from zavandor_env.engine import Game
 from zavandor_env.engine.actions import NUM_ACTIONS
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.outcome import Outcome, game_outcome
 from zavandor_env.envs.aec import raw_env
-from zavandor_env.envs.contract import check_illegal_action, finished_mask
+from zavandor_env.envs.contract import check_illegal_action, finished_mask, observation_space
 from zavandor_env.envs.info import result_info, running_info
+from zavandor_env.envs.opponents import DEFAULT_OPPONENTS, OpponentSpec, opponent_agents
+from zavandor_env.envs.options import check_learner_seat
 from zavandor_env.render.modes import RENDER_MODES, Renderer
-
-#: What ``opponents`` accepts: ``None``, an :class:`Agent`, or one of those per other seat.
-Opponents = Agent | Sequence[Agent | None] | None
-
-#: The default opponents, the same as ``gymnasium.make("Zavandor-v0")``'s.
-DEFAULT_OPPONENTS = "novice"
-
-
-def _default_opponents(opponents: object) -> object:
-    """``opponents`` with the default (``"novice"``) made into agents: the agents layer's
-    novice, imported only when the default is used (the layering contract allows it)."""
-    if not (isinstance(opponents, str) and opponents == DEFAULT_OPPONENTS):
-        return opponents
-    from zavandor_env.agents.novice import NoviceAgent
-
-    return NoviceAgent()
-
-
-def _opponent_error(value: object) -> TypeError:
-    hint = (" (build agents from spec strings with zavandor_env.agents.make_agent, or use "
-            "zavandor_env.envs.gym_entry.make_env)") if isinstance(value, str) else ""
-    return TypeError(
-        f"an opponent must be None (uniform random play) or a zavandor_env.engine.agent.Agent, "
-        f"got {value!r}{hint}; wrap a function fn(observation, view, legal_actions) in "
-        f"zavandor_env.engine.agent.FunctionAgent"
-    )
-
-
-def build_opponents(opponents: object, others: int) -> list[Agent | None]:
-    """One opponent (``None`` or an :class:`Agent`) per other seat, validated.
-
-    An agent given for several seats is copied for each further seat (an agent plays one seat
-    at a time).  Raises ``TypeError`` for anything but ``None``, an agent or a sequence of
-    those, and ``ValueError`` for a sequence of the wrong length.
-    """
-    if opponents is None or isinstance(opponents, Agent):
-        seats: list[object] = [opponents] * others
-    elif isinstance(opponents, Sequence) and not isinstance(opponents, (str, bytes)):
-        if len(opponents) != others:
-            raise ValueError(f"give one opponent per other seat ({others}), "
-                             f"got {len(opponents)}")
-        seats = list(opponents)
-    else:
-        raise _opponent_error(opponents)
-    built: list[Agent | None] = []
-    seen: set[int] = set()
-    for opponent in seats:
-        if opponent is None:
-            built.append(None)
-            continue
-        if not isinstance(opponent, Agent):
-            raise _opponent_error(opponent)
-        if id(opponent) in seen:
-            opponent = copy.deepcopy(opponent)
-        seen.add(id(opponent))
-        built.append(opponent)
-    return built
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -127,8 +68,8 @@ class SingleAgentEnv(gymnasium.Env):
     Args:
         num_players: 2 to 6.
         learner_seat: the learner's seat, or ``None`` to draw it uniformly each episode.
-        opponents: ``"novice"`` (default), ``None`` (uniform random legal play), an
-            :class:`Agent`, or a sequence of ``num_players - 1`` of ``None`` / :class:`Agent`.
+        opponents: ``"novice"`` (default), another agent spec, ``None`` (uniform random legal
+            play), an :class:`Agent`, or a sequence of ``num_players - 1`` of those.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         illegal_action: ``"terminate"`` (default: end the episode with ``illegal_reward``) or
             ``"raise"``.
@@ -144,7 +85,7 @@ class SingleAgentEnv(gymnasium.Env):
         self,
         num_players: int = 2,
         learner_seat: int | None = None,
-        opponents: Opponents | str = DEFAULT_OPPONENTS,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = DEFAULT_OPPONENTS,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
         **options: Any,
@@ -157,10 +98,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = learner_seat
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
+        self.observation_space = observation_space()
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.illegal_actions = 0
-        self._opponents = build_opponents(_default_opponents(opponents), num_players - 1)
+        self._opponents = opponent_agents(opponents, num_players - 1)
         self._pending: list[Agent | None] | None = None
         self._seat = 0
         self._agent = "player_0"
@@ -172,9 +113,9 @@ class SingleAgentEnv(gymnasium.Env):
         """This episode's opponents, in seat order after the learner (``None``: random)."""
         return tuple(self._opponents)
 
-    def set_opponents(self, opponents: Opponents) -> None:
+    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
         """Use these opponents (validated now) from the next :meth:`reset` on."""
-        self._pending = build_opponents(opponents, self.num_players - 1)
+        self._pending = opponent_agents(opponents, self.num_players - 1)
 
     # ---- Gymnasium API ----------------------------------------------------------------
     def reset(
@@ -238,17 +179,6 @@ class SingleAgentEnv(gymnasium.Env):
             return finished_mask()
         return self.aec._mask
 
-    def __getstate__(self) -> dict[str, Any]:
-        """A pickle or ``copy.deepcopy`` carries the episode in progress (the AEC env carries
-        its game); the copy renders on its own."""
-        state = dict(self.__dict__)
-        del state["_renderer"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._renderer = Renderer(self.render_mode)
-
     def render(self) -> Any:
         """The whole table as text, a printed coloured table or an RGB array, as the AEC
         env renders it (:mod:`.render`)."""
@@ -311,12 +241,3 @@ class SingleAgentEnv(gymnasium.Env):
                                if opponent.needs_observation else None)
                 action = opponent.act(observation, game.view(seat), legal)  # type: ignore[arg-type]
             aec.step(action)
-
-
-def check_learner_seat(learner_seat: object, num_players: int) -> None:
-    """``learner_seat`` is None (drawn each episode) or a seat; else a one-line ValueError."""
-    if learner_seat is not None and (
-        type(learner_seat) is not int or not 0 <= learner_seat < num_players
-    ):
-        raise ValueError(f"learner_seat must be None or a seat 0..{num_players - 1}, "
-                         f"got {learner_seat!r}")

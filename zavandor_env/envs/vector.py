@@ -2,9 +2,8 @@
 
 ``N`` games run side by side in one C++ object (``zavandor_env.engine._native.VecLearner``,
 ``native/src/vec.hpp``), each with one **learner** seat.  The opponents' moves are played
-natively -- uniformly random, the rule-based heuristic (a bit-exact port of
-``agents/heuristic.py``), the novice, the naive player or the planner (bit-exact ports of
-``agents/naive.py`` and ``agents/planner.py``) -- until every game needs its learner again, so one
+natively -- uniformly random, or the C++ bots of ``agents/``: the rule-based heuristic, the
+novice, the naive player or the planner -- until every game needs its learner again, so one
 :meth:`ZavandorVectorEnv.step` crosses into C++ once per batch, not once per move (the
 EnvPool / PufferLib design).  Opponent seats decided in Python (a batched policy, e.g. a frozen
 self-play snapshot) are answered for all games at once: one call ``fn(obs[M, D], mask[M, A])``
@@ -91,9 +90,7 @@ which cannot hand a game slot's state, opponents' generator included, back.
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable, Mapping, Sequence
-from copy import deepcopy
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -101,40 +98,41 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from zavandor_env.encoding.observation import OBS_BOUND, OBS_SIZE
-from zavandor_env.engine import GameConfig
+from zavandor_env.encoding.observation import OBS_SIZE
 from zavandor_env.engine.actions import NUM_ACTIONS
-from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.game import check_seed
 from zavandor_env.engine.native import core_module
 from zavandor_env.engine.outcome import Outcome, make_outcome
-from zavandor_env.envs.aec import _check_option_names
-from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action
+from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action, observation_space
 from zavandor_env.envs.info import (
     batched_running_info,
     batched_values,
     fill_result,
     with_presence,
 )
-from zavandor_env.envs.rewards import RewardConfig
-from zavandor_env.envs.single_agent import check_learner_seat
+from zavandor_env.envs.opponents import DEFAULT_OPPONENTS
+from zavandor_env.envs.options import check_learner_seat, check_num_envs, env_settings
+from zavandor_env.envs.vector_seats import (
+    KIND_EXTERNAL,
+    KIND_HEURISTIC,
+    KIND_LEARNER,
+    KIND_NAIVE,
+    KIND_NOVICE,
+    KIND_PLANNER,
+    KIND_RANDOM,
+    PolicyFn,
+    Sampler,
+    VectorSeats,
+    native_planner,
+    native_weights,
+)
 
-__all__ = ["ZavandorVectorEnv", "bench_vector", "bench_vector_row", "make_vector_env",
-           "outcome_from_arrays"]
+__all__ = ["KIND_EXTERNAL", "KIND_HEURISTIC", "KIND_LEARNER", "KIND_NAIVE", "KIND_NOVICE",
+           "KIND_PLANNER", "KIND_RANDOM", "PolicyFn", "Sampler", "ZavandorVectorEnv",
+           "make_vector_env", "outcome_from_arrays"]
 
 READY, PENDING, DONE = 0, 1, 2  # VecLearner.status
-KIND_LEARNER, KIND_RANDOM, KIND_HEURISTIC, KIND_EXTERNAL, KIND_NOVICE = -1, 0, 1, 2, 3
-KIND_NAIVE, KIND_PLANNER = 4, 5
-#: The opponent specs played natively (the bare names only: a spec with parameters is external).
-_NATIVE_KINDS = {"random": KIND_RANDOM, "heuristic": KIND_HEURISTIC, "novice": KIND_NOVICE,
-                 "naive": KIND_NAIVE, "planner": KIND_PLANNER}
-_AGENT = -1  # handler id of a seat played by a Python Agent (one decision at a time)
 _MAX_EMPTY_RESETS = 1000  # games that end before the learner decides, in a row
-
-#: A sampler of opponents: ``(env_index, rng) -> one spec per opponent seat``.
-Sampler = Callable[[int, np.random.Generator], Sequence[Any]]
-#: A batched policy: ``(obs float32[M, D], mask bool[M, A]) -> actions int[M]``.
-PolicyFn = Callable[[np.ndarray, np.ndarray], Any]
 
 
 def outcome_from_arrays(
@@ -163,34 +161,6 @@ def _autoreset_mode(mode: object) -> AutoresetMode:
                      f"got {mode!r}")
 
 
-def _native_weights(weights: Any) -> Any:
-    """``heuristic_weights`` as a ``_native.HeuristicWeights`` (None: the agents' defaults,
-    ``configs/agents/heuristic.yaml``, as ``HeuristicAgent()`` plays; resolved here because
-    the native core does not import the agents layer)."""
-    native = core_module()
-    if isinstance(weights, native.HeuristicWeights):
-        return weights
-    from zavandor_env.agents.heuristic import (
-        resolve_weights,  # None, a HeuristicWeights or overrides
-    )
-
-    return native.HeuristicWeights(resolve_weights(weights).to_dict())
-
-
-def _native_planner(params: Any) -> Any:
-    """``planner_params`` as a ``_native.PlannerParams`` (None: the shipped parameters,
-    ``configs/agents/planner.yaml``, as ``PlannerAgent()`` plays)."""
-    native = core_module()
-    if isinstance(params, native.PlannerParams):
-        return params
-    from zavandor_env.agents.planner import (  # a PlannerParams or overrides
-        native_planner_params,
-        resolve_params,
-    )
-
-    return native_planner_params(resolve_params(params))
-
-
 class ZavandorVectorEnv(VectorEnv):
     """``num_envs`` games with one learner seat each, opponents played natively (see the
     module docstring).
@@ -214,12 +184,12 @@ class ZavandorVectorEnv(VectorEnv):
             until the next ``step`` / ``reset``).
         autoreset_mode: ``AutoresetMode.SAME_STEP`` (default) or ``NEXT_STEP`` (or their
             names, ``"SameStep"`` / ``"NextStep"``), see the module docstring.
-        reward, vp_delta, step_reward, truncation_reward, illegal_reward: the
-            :class:`~zavandor_env.envs.rewards.RewardConfig` fields.
         illegal_action: ``"terminate"`` (default: an illegal learner action ends that game
             with ``illegal_reward``) or ``"raise"`` (``ValueError`` naming the game, before
             any game changes).
-        **rule_options: :class:`~zavandor_env.engine.GameConfig` fields (``max_rounds``, ...).
+        **options: the :class:`~zavandor_env.envs.rewards.RewardConfig` fields (``reward``,
+            ``vp_delta``, ``step_reward``, ``truncation_reward``, ``illegal_reward``) and
+            :class:`~zavandor_env.engine.GameConfig` fields (``max_rounds``, ...).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -236,24 +206,12 @@ class ZavandorVectorEnv(VectorEnv):
         planner_params: Any = None,
         copy: bool = True,
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
-        reward: str = RewardConfig.reward,
-        vp_delta: float = RewardConfig.vp_delta,
-        step_reward: float = RewardConfig.step_reward,
-        truncation_reward: float = RewardConfig.truncation_reward,
-        illegal_reward: float = RewardConfig.illegal_reward,
         illegal_action: str = "terminate",
-        **rule_options: Any,
+        **options: Any,
     ) -> None:
-        _check_option_names(rule_options)
+        self.reward_config, self.config = env_settings(num_players, options)
         self.illegal_action = check_illegal_action(illegal_action)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.reward_config = RewardConfig(
-            reward=reward, vp_delta=vp_delta, step_reward=step_reward,
-            truncation_reward=truncation_reward, illegal_reward=illegal_reward,
-        )
-        self.config = GameConfig(num_players=num_players, **rule_options)
-        n, p = num_envs, num_players
+        n, p = check_num_envs(num_envs), num_players
         check_learner_seat(learner_seat, p)
         self.num_envs = n
         self.num_players = p
@@ -262,166 +220,44 @@ class ZavandorVectorEnv(VectorEnv):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.render_mode = None
-        self.single_observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32)
+        self.single_observation_space = observation_space()
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, n)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
-
         self._seed = (random.SystemRandom().randrange(2**63) if seed is None
                       else check_seed(seed, or_none=True))
         self._rng = np.random.default_rng(self._seed)
-        self._weights = _native_weights(heuristic_weights)
-        self._planner = _native_planner(planner_params)
         self._vec = core_module().VecLearner(self.config.to_dict(), n, self._seed,
-                                             self._weights, planner_params=self._planner)
-        self._policy_fn = policy_fn
-        self._policy_slot = _PolicySlot(self)  # calls the current policy_fn
-        self._opponents = self._check_opponents(opponents)
-
+                                             native_weights(heuristic_weights),
+                                             planner_params=native_planner(planner_params))
+        self._seats_of = VectorSeats(n, p, opponents, policy_fn)
         # Buffers written by the native side (no allocation per step).
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), np.bool_)
-        self._pobs = np.zeros((n, OBS_SIZE), np.float32)
-        self._pmask = np.zeros((n, NUM_ACTIONS), np.bool_)
-        self._penv = np.zeros(n, np.int32)
-        self._pseat = np.zeros(n, np.int32)
-        self._pact = np.zeros(n, np.int64)
         self._vp = np.zeros((n, p), np.int32)
         self._status = np.zeros(n, np.int8)
         self._seats = np.zeros(n, np.int32)
         self._rows = np.arange(n)
         self._last_vp = np.zeros(n, np.float64)  # learner VP at its last decision
         self._actions = np.zeros(n, np.int64)
-        # Who answers each external seat: index into _handlers, or _AGENT.
-        self._handler_id = np.zeros((n, p), np.int32)
-        self._handlers: list[PolicyFn | None] = [None]
-        self._handler_index: dict[int, int] = {}
-        self._agents: list[list[Agent | None]] = [[None] * p for _ in range(n)]
-        # Python agents per (game slot, opponent index, spec): (the spec, its agent).
-        self._built: dict[tuple[int, int, str], tuple[Any, Agent]] = {}
-        self._labels: list[list[str]] = [["random"] * (p - 1) for _ in range(n)]
         self._final_outcomes: list[Outcome | None] = [None] * n
         self._to_restart = np.zeros(n, bool)  # NEXT_STEP: games that ended on the last step
         self._started = False
         self.episodes = 0  # games finished since construction
 
     # ---- opponents ------------------------------------------------------------------------
-    def _check_opponents(self, opponents: Any) -> Any:
-        others = self.num_players - 1
-        if callable(opponents) and not isinstance(opponents, Agent):
-            return opponents  # a sampler, checked at each draw
-        if opponents is None or isinstance(opponents, (str, Agent, Mapping)):
-            specs = [opponents] * others
-        elif isinstance(opponents, Sequence):
-            specs = list(opponents)
-        else:
-            raise TypeError(f"opponents must be a spec, a list of specs or a sampler, "
-                            f"got {opponents!r}")
-        if len(specs) != others:
-            raise ValueError(f"give one opponent per other seat ({others}), got {len(specs)}")
-        for spec in specs:
-            self._kind_of(spec)  # refuse a bad spec now
-        return specs
-
     def set_opponents(self, opponents: Any) -> None:
         """Use these opponents (a spec, a list or a sampler) from each game's next episode."""
-        self._opponents = self._check_opponents(opponents)
+        self._seats_of.specs = self._seats_of.check(opponents)
 
     def set_policy_fn(self, policy_fn: PolicyFn | None) -> None:
         """The batched policy of ``"policy"`` specs, from the next decision on."""
-        self._policy_fn = policy_fn
-
-    def _kind_of(self, spec: Any) -> int:
-        if spec is None:
-            return KIND_RANDOM
-        if isinstance(spec, str) and spec in _NATIVE_KINDS:
-            return _NATIVE_KINDS[spec]
-        if isinstance(spec, str) and spec == "policy":
-            return KIND_EXTERNAL
-        if isinstance(spec, Agent):
-            return KIND_EXTERNAL
-        if callable(spec):
-            return KIND_EXTERNAL
-        if isinstance(spec, (str, Mapping)):
-            from zavandor_env.agents.registry import parse_spec
-
-            parse_spec(spec)  # AgentSpecError (a ValueError) for an unknown agent
-            return KIND_EXTERNAL
-        raise TypeError(f"an opponent must be None, 'random', 'heuristic', 'novice', 'naive', "
-                        f"'planner', 'policy', a policy fn(obs, mask), an Agent or an agent "
-                        f"spec, got {spec!r}")
-
-    def _handler(self, fn: PolicyFn) -> int:
-        key = id(fn)
-        index = self._handler_index.get(key)
-        if index is None or self._handlers[index] is not fn:
-            self._handlers.append(fn)
-            index = self._handler_index[key] = len(self._handlers) - 1
-        return index
-
-    def _draw(self, env: int) -> tuple[int, list[int]]:
-        """Seat and kinds of env's next episode; records who answers its external seats."""
-        p = self.num_players
-        rng = self._rng
-        seat = int(rng.integers(p)) if self.learner_seat is None else self.learner_seat
-        specs = self._opponents(env, rng) if callable(self._opponents) else self._opponents
-        if callable(self._opponents):
-            specs = list(specs)
-            if len(specs) != p - 1:
-                raise ValueError(f"the opponent sampler must return one spec per other seat "
-                                 f"({p - 1}), got {len(specs)}")
-        kinds = [KIND_LEARNER] * p
-        handler_ids = self._handler_id[env]
-        handler_ids[:] = 0
-        agents = self._agents[env]
-        for s in range(p):
-            agents[s] = None
-        labels = self._labels[env]
-        for k, spec in enumerate(specs):
-            s = (seat + 1 + k) % p
-            kind = self._kind_of(spec)
-            kinds[s] = kind
-            labels[k] = (spec if isinstance(spec, str) else
-                         str(getattr(spec, "name", None) or getattr(spec, "__name__", "policy")))
-            if kind != KIND_EXTERNAL:
-                if spec is None:
-                    labels[k] = "random"
-                continue
-            if isinstance(spec, str) and spec == "policy":
-                if self._policy_fn is None:
-                    raise ValueError("a 'policy' opponent needs policy_fn (constructor or "
-                                     "set_policy_fn)")
-                handler_ids[s] = self._handler(self._policy_slot)
-            elif isinstance(spec, Agent) or isinstance(spec, (str, Mapping)):
-                agent = self._build_agent(env, k, spec)
-                agent.reset(s, p, int(rng.integers(2**31)))
-                agents[s] = agent
-                handler_ids[s] = _AGENT
-            else:
-                handler_ids[s] = self._handler(spec)
-        return seat, kinds
-
-    def _build_agent(self, env: int, k: int, spec: Any) -> Agent:
-        """The agent of opponent ``k`` of game ``env`` for ``spec``: built from a spec string
-        or mapping, or a copy of a given :class:`Agent` (an agent plays one seat of one game
-        at a time), made once per game slot and reused across its episodes."""
-        key = (env, k, f"agent:{id(spec)}" if isinstance(spec, Agent) else repr(spec))
-        cached = self._built.get(key)
-        if cached is not None and (not isinstance(spec, Agent) or cached[0] is spec):
-            return cached[1]
-        if isinstance(spec, Agent):
-            agent = deepcopy(spec)
-        else:
-            from zavandor_env.agents.registry import parse_spec
-
-            agent = parse_spec(spec).build(int(self._rng.integers(2**31)))
-        self._built[key] = (spec, agent)
-        return agent
+        self._seats_of.policy_fn = policy_fn
 
     # ---- episodes -------------------------------------------------------------------------
     def _start(self, env: int, game_seed: int | None = None) -> None:
-        seat, kinds = self._draw(env)
+        seat, kinds = self._seats_of.draw(env, self._rng, self.learner_seat)
         self._vec.reset_env(env, seat, kinds, game_seed)
 
     def _start_all(self, envs: Sequence[int]) -> None:
@@ -430,49 +266,12 @@ class ZavandorVectorEnv(VectorEnv):
         for _ in range(_MAX_EMPTY_RESETS):
             for env in todo:
                 self._start(env)
-            self._resolve_pending()
+            self._seats_of.resolve(self._vec)
             self._vec.status(self._status)
             todo = [env for env in todo if self._status[env] == DONE]
             if not todo:
                 return
         raise RuntimeError("games keep ending before the learner decides")
-
-    def _resolve_pending(self) -> None:
-        """Answer every external decision, batched per policy, until none is pending."""
-        vec = self._vec
-        while True:
-            m = vec.pending(self._penv, self._pseat)
-            if m == 0:
-                return
-            obs, mask, actions = self._pobs[:m], self._pmask[:m], self._pact[:m]
-            vec.observe_pending(obs, mask)
-            ids = self._handler_id[self._penv[:m], self._pseat[:m]]
-            first = ids[0]
-            if first != _AGENT and (ids == first).all():
-                actions[:] = _as_actions(self._handlers[first](obs, mask), m)
-            else:
-                for h in np.unique(ids):
-                    sel = np.flatnonzero(ids == h)
-                    if h == _AGENT:
-                        for k in sel:
-                            actions[k] = self._agent_action(int(self._penv[k]),
-                                                            int(self._pseat[k]), obs[k], mask[k])
-                    else:
-                        actions[sel] = _as_actions(self._handlers[h](obs[sel], mask[sel]),
-                                                   len(sel))
-            vec.act_pending(actions)
-
-    def _agent_action(self, env: int, seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
-        from zavandor_env.engine.state import GameState
-        from zavandor_env.engine.view import PlayerView
-
-        agent = self._agents[env][seat]
-        assert agent is not None
-        core = self._vec.core(env)
-        state = GameState.from_dict(core.to_state_dict())
-        observation = ({"observation": obs.copy(), "action_mask": mask.astype(np.int8)}
-                       if agent.needs_observation else None)
-        return int(agent.act(observation, PlayerView(state, seat), core.legal_actions()))
 
     # ---- Gymnasium vector API -------------------------------------------------------------
     def reset(
@@ -514,10 +313,11 @@ class ZavandorVectorEnv(VectorEnv):
             if illegal is None or self.illegal_action == "raise":
                 raise
             last_obs = self._obs.copy()  # the games as the illegal actions found them
-            self._unfinished_outcomes(illegal)
+            for slot, unfinished in self._outcomes(illegal, final=False).items():
+                self._final_outcomes[slot] = unfinished
             buf[illegal] = self._mask[illegal].argmax(axis=1)  # stand-ins: games dropped
             vec.step(buf)
-        self._resolve_pending()
+        self._seats_of.resolve(self._vec)
         restarted = self._restart_ended()
         vec.status(self._status)
         vec.vp(self._vp)
@@ -576,20 +376,23 @@ class ZavandorVectorEnv(VectorEnv):
         illegal = ~legal & ~self._to_restart
         return illegal if illegal.any() else None
 
-    def _unfinished_outcomes(self, envs: np.ndarray) -> None:
-        """Record the outcome of the unfinished games ``envs`` (bool[N]), ended by an illegal
-        learner action now, before the native step moves them."""
+    def _outcomes(self, envs: np.ndarray, final: bool = True) -> dict[int, Outcome]:
+        """The outcome of each game ``envs`` (bool[N]) as the native core holds it now: as the
+        rules or a safety limit ended it (``final``), or unfinished (no winner, neither flag:
+        an illegal learner action ended its episode)."""
         n, p = self.num_envs, self.num_players
-        vp, eliminated = np.zeros((n, p), np.int32), np.zeros((n, p), np.bool_)
-        rounds, decisions = np.zeros(n, np.int32), np.zeros(n, np.int32)
-        self._vec.vp(vp)
-        self._vec.eliminated(eliminated)
-        self._vec.rounds(rounds)
-        self._vec.decisions(decisions)
-        for env in np.flatnonzero(envs).tolist():
-            self._final_outcomes[env] = outcome_from_arrays(
-                vp[env].tolist(), eliminated[env].tolist(), 0, False, False, int(rounds[env]),
-                int(decisions[env]))
+        arrays = {"vp": np.zeros((n, p), np.int32), "eliminated": np.zeros((n, p), np.bool_),
+                  "winners": np.zeros(n, np.int32), "terminated": np.zeros(n, np.bool_),
+                  "truncated": np.zeros(n, np.bool_), "rounds": np.zeros(n, np.int32),
+                  "decisions": np.zeros(n, np.int32)}
+        for name, array in arrays.items():
+            getattr(self._vec, name)(array)
+        rows = {name: array.tolist() for name, array in arrays.items()}
+        return {env: outcome_from_arrays(
+                    rows["vp"][env], rows["eliminated"][env], rows["winners"][env] if final else 0,
+                    final and rows["terminated"][env], final and rows["truncated"][env],
+                    rows["rounds"][env], rows["decisions"][env])
+                for env in np.flatnonzero(envs).tolist()}
 
     def _restart_ended(self) -> np.ndarray | None:
         """NEXT_STEP: start new games in the slots whose game ended on the previous step (the
@@ -656,26 +459,12 @@ class ZavandorVectorEnv(VectorEnv):
         safety limit (``done``, bool[N]) or by an illegal learner action (``illegal``, their
         outcomes already recorded), in Gymnasium's vector-info layout (the contract's keys,
         ``_key`` masks true for the ended games)."""
-        n, p = self.num_envs, self.num_players
-        vec, cfg = self._vec, self.reward_config
-        eliminated = np.zeros((n, p), np.bool_)
-        winners, rounds, decisions = (np.zeros(n, np.int32) for _ in range(3))
-        vec.eliminated(eliminated)
-        vec.winners(winners)
-        vec.terminated(terminated)
-        vec.truncated(truncated)
-        vec.rounds(rounds)
-        vec.decisions(decisions)
-        terminated &= done
-        truncated &= done
         ended = done.copy()
-        info = batched_values(self._mask, self._seats, p)
-        vp, seats = self._vp.tolist(), self._seats.tolist()
-        for env in np.flatnonzero(done).tolist():
-            outcome = outcome_from_arrays(vp[env], eliminated[env].tolist(), winners[env],
-                                          terminated[env], truncated[env], rounds[env],
-                                          decisions[env])
-            rewards[env] += cfg.final_rewards(outcome)[seats[env]]
+        info = batched_values(self._mask, self._seats, self.num_players)
+        seats = self._seats.tolist()
+        for env, outcome in self._outcomes(done).items():
+            terminated[env], truncated[env] = outcome.terminated, outcome.truncated
+            rewards[env] += self.reward_config.final_rewards(outcome)[seats[env]]
             self._final_outcomes[env] = outcome
             fill_result(info, env, outcome)
         if illegal is not None:
@@ -683,14 +472,14 @@ class ZavandorVectorEnv(VectorEnv):
             ended |= illegal
             for env in np.flatnonzero(illegal).tolist():
                 unfinished = self._final_outcomes[env]
-                assert unfinished is not None  # recorded by _unfinished_outcomes
+                assert unfinished is not None  # recorded before the stand-in moves
                 fill_result(info, env, unfinished, illegal_action=True)
         info["action_mask"][ended] = 0
         info["action_mask"][ended, FINISHED_ACTION] = 1
         self.episodes += int(ended.sum())
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             # every slot's info (the running ones' too), all keys present
-            return with_presence(info, np.ones(n, bool))
+            return with_presence(info, np.ones(self.num_envs, bool))
         return with_presence(info, ended)
 
     def _final_obs(self, done: np.ndarray) -> np.ndarray:
@@ -724,7 +513,7 @@ class ZavandorVectorEnv(VectorEnv):
     @property
     def opponent_labels(self) -> list[list[str]]:
         """Who plays each opponent seat of each game (seat order after the learner)."""
-        return [list(labels) for labels in self._labels]
+        return [list(labels) for labels in self._seats_of.labels]
 
     @property
     def native(self) -> Any:
@@ -736,17 +525,12 @@ class ZavandorVectorEnv(VectorEnv):
         """Restart game ``env`` with a fixed game seed (``Game.new(config, game_seed)``), for
         tests and reproductions; returns its first observation and mask.  ``learner_seat``
         and ``opponents`` (specs for this episode) override the env's settings once."""
-        saved = (self.learner_seat, self._opponents)
-        try:
-            if learner_seat is not None:
-                self.learner_seat = learner_seat
-            if opponents is not None:
-                self._opponents = self._check_opponents(opponents)
-            seat, kinds = self._draw(env)
-        finally:
-            self.learner_seat, self._opponents = saved
+        seats = self._seats_of
+        specs = None if opponents is None else seats.check(opponents)
+        seat, kinds = seats.draw(env, self._rng, self.learner_seat if learner_seat is None
+                                 else learner_seat, specs)
         self._vec.reset_env(env, seat, kinds, game_seed)
-        self._resolve_pending()
+        self._seats_of.resolve(self._vec)
         self._started = True
         mask = np.zeros(self.num_envs, bool)
         mask[env] = True
@@ -755,14 +539,14 @@ class ZavandorVectorEnv(VectorEnv):
         return self._obs[env].copy(), self._mask[env].copy()
 
     def close_extras(self, **kwargs: Any) -> None:
-        for _spec, agent in getattr(self, "_built", {}).values():
-            agent.close()
+        if hasattr(self, "_seats_of"):  # (not when the constructor failed before it)
+            self._seats_of.close()
 
 
 def make_vector_env(
     num_envs: int = 1,
     num_players: int = 2,
-    opponents: Any = "novice",
+    opponents: Any = DEFAULT_OPPONENTS,
     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     render_mode: None = None,
     **options: Any,
@@ -780,83 +564,3 @@ def make_vector_env(
                          f"{render_mode!r})")
     return ZavandorVectorEnv(num_envs, num_players, opponents=opponents,
                              autoreset_mode=autoreset_mode, **options)
-
-
-class _PolicySlot:
-    """The handler of ``"policy"`` specs: calls the env's current ``policy_fn``."""
-
-    def __init__(self, env: ZavandorVectorEnv) -> None:
-        self.env = env
-
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> Any:
-        fn = self.env._policy_fn
-        if fn is None:
-            raise ValueError("a 'policy' opponent needs policy_fn (constructor or set_policy_fn)")
-        return fn(obs, mask)
-
-
-def _as_actions(out: Any, m: int) -> np.ndarray:
-    actions = np.asarray(out)
-    if actions.shape != (m,) and actions.size != m:
-        raise ValueError(f"a policy returned {actions.shape} actions for {m} decisions")
-    return actions.reshape(m)
-
-
-# ---- benchmark ------------------------------------------------------------------------------
-def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of ``mask`` (argmax of random scores)."""
-    scores = rng.random(mask.shape)
-    scores[~mask] = -1.0
-    return scores.argmax(axis=1)
-
-
-def _bench(num_players: int, num_envs: int, seconds: float, opponents: Any,
-           seed: int, **options: Any) -> tuple[float, int, int, float, int, float]:
-    env = ZavandorVectorEnv(num_envs, num_players, opponents=opponents, seed=seed, copy=False,
-                            **options)
-    rng = np.random.default_rng(seed)
-    env.reset()
-    steps = games = truncated = rounds = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _ in range(16):
-            _obs, _rew, term, trunc, infos = env.step(_random_actions(env._mask, rng))
-            steps += num_envs
-            if "final_info" in infos:
-                finished = infos["_final_info"]
-                games += int(finished.sum())
-                truncated += int(trunc.sum())
-                rounds += int(np.asarray(infos["final_info"]["rounds"])[finished].sum())
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-    elapsed = now - start
-    env.close()
-    return steps / elapsed, steps, games, truncated / games if games else 0.0, rounds, elapsed
-
-
-def bench_vector(num_players: int, num_envs: int = 64, seconds: float = 3.0,
-                 opponents: Any = "random", seed: int = 0, **options: Any) -> float:
-    """Learner steps per second of :class:`ZavandorVectorEnv` (``num_envs`` games, uniformly
-    random legal learner actions from the mask, ``opponents`` played natively, ``options``
-    as the env's), measured for ``seconds`` in this process."""
-    return _bench(num_players, num_envs, seconds, opponents, seed, **options)[0]
-
-
-def bench_vector_row(num_players: int, num_envs: int = 64, seconds: float = 3.0,
-                     opponents: Any = "random", seed: int = 0, **options: Any) -> Any:
-    """:func:`bench_vector` as a ``zavandor bench`` row (with games, truncated share, rounds);
-    rule ``options`` that differ from the rulebook's are named in the row."""
-    from zavandor_env.bench.records import BenchRow
-
-    rate, steps, games, trunc_share, rounds, elapsed = _bench(num_players, num_envs, seconds,
-                                                              opponents, seed, **options)
-    return BenchRow(
-        name=f"vector env N={num_envs} vs {opponents} (native)"
-             + "".join(f", {k}={v}" for k, v in sorted(options.items())),
-        players=num_players, per_second=rate, unit="steps/s", games=games,
-        truncated_share=trunc_share if games else None,
-        rounds_per_game=rounds / games if games else None,
-        per_game=steps / games if games else None, seconds=elapsed,
-    )

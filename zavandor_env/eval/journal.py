@@ -52,7 +52,7 @@ class Journal:
     @classmethod
     def append_after(cls, path: str | Path, intact: int) -> Journal:
         """An existing journal open to append more, once it is cut to its first ``intact``
-        bytes (what :func:`read_journal` read back: a torn last line is dropped, since
+        bytes (what :func:`read_journal_checked` read back: a torn last line is dropped, since
         appending after it would glue the next entry onto it)."""
         path = Path(path)
         handle = _open_append(path)
@@ -87,25 +87,18 @@ def _line(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), allow_nan=False) + "\n"
 
 
-def read_journal(path: str | Path, max_line_bytes: int = MAX_JOURNAL_LINE_BYTES,
-                 ) -> tuple[dict[str, Any], list[Any], int]:
-    """``(header, entries, intact_bytes)``: the journal's lines and how many bytes of the file
-    they fill (less than its size when the last line is torn), read as a bounded stream
-    (:func:`~zavandor_env.io.journals.read_journal_stream`) with no check of the entries
-    beyond their syntax and numbers: :func:`read_journal_checked` checks each as it is read."""
-    return read_journal_checked(path, lambda value, _where: value,
-                                max_line_bytes=max_line_bytes)
-
-
 def read_journal_checked(
     path: str | Path,
     check_entry: Callable[[Any, str], T],
     check_header: Callable[[dict[str, Any], str], None] | None = None,
     max_line_bytes: int = MAX_JOURNAL_LINE_BYTES,
 ) -> tuple[dict[str, Any], list[T], int]:
-    """As :func:`read_journal`, each entry passed through ``check_entry(value, where)`` as
-    it is read (what it returns is kept) and the header through ``check_header``; the first
-    bad line stops the read with one :class:`JournalError` line naming the file and line."""
+    """``(header, entries, intact_bytes)``: the journal's lines and how many bytes of the file
+    they fill (less than its size when the last line is torn), read as a bounded stream
+    (:func:`~zavandor_env.io.journals.read_journal_stream`), each entry passed through
+    ``check_entry(value, where)`` as it is read (what it returns is kept) and the header
+    through ``check_header``; the first bad line stops the read with one
+    :class:`JournalError` line naming the file and line."""
     try:
         read = read_journal_stream(path, check_entry, what="journal",
                                    check_header=check_header, max_line_bytes=max_line_bytes)

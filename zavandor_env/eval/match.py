@@ -87,7 +87,6 @@ def play_game(
     record_replay: bool = False,
     on_decision: Callable[[Game, int, int], None] | None = None,
     labels: Sequence[str] | None = None,
-    backend: str | None = None,
 ) -> GameResult:
     """Play a whole game: ``agents[i]`` sits in seat ``i``.
 
@@ -104,9 +103,6 @@ def play_game(
             browser viewer.
         on_decision: called as ``(game, seat, action)`` after each agent decision.
         labels: a name per seat for the result (default: each agent's ``name``).
-        backend: the engine backend (``"native"``, ``"python"``; default: native when built).
-            The game is the same on both; the heuristic decides natively on a native game
-            unless its ``engine`` says otherwise.
     """
     import time
 
@@ -116,7 +112,7 @@ def play_game(
     if config.num_players != n:
         raise ValueError(f"config is for {config.num_players} players but {n} agents were given")
     start = time.perf_counter()
-    game = Game.new(config, seed=seed, backend=backend)
+    game = Game.new(config, seed=seed)
     seeds = list(agent_seeds) if agent_seeds is not None else [seed * 7919 + i for i in range(n)]
     for seat, agent in enumerate(agents):
         agent.reset(seat, n, seeds[seat])

@@ -65,18 +65,14 @@ def read_bounded(path: str | Path, *, what: str, max_bytes: int) -> bytes:
 
 
 def _text(data: str | bytes, what: str, max_bytes: int) -> str:
-    if isinstance(data, bytes):
-        if len(data) > max_bytes:
-            raise UntrustedInputError(f"{what} is larger than {max_bytes:,} bytes")
-        try:
-            return data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise UntrustedInputError(f"{what} is not UTF-8 text (byte {exc.start})") from None
-    if not isinstance(data, str):
+    if not isinstance(data, (str, bytes)):
         raise UntrustedInputError(f"{what} must be text, got {type(data).__name__}")
-    if len(data) > max_bytes:  # characters: a cheap bound that never lets more bytes through
+    if len(data) > max_bytes:  # of text, characters: a cheap bound that lets no more bytes in
         raise UntrustedInputError(f"{what} is larger than {max_bytes:,} bytes")
-    return data
+    try:
+        return data if isinstance(data, str) else data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UntrustedInputError(f"{what} is not UTF-8 text (byte {exc.start})") from None
 
 
 def _check_depth(value: Any, what: str, max_depth: int) -> None:

@@ -36,8 +36,6 @@ import errno
 import os
 import shutil
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -311,14 +309,3 @@ def release(path: str | Path) -> None:
     finally:
         os.close(held.fd)
 
-
-@contextmanager
-def holding(path: str | Path, *, what: str | None = None) -> Iterator[Folder]:
-    """The checked folder at ``path`` with its lock held for the block (released after it
-    only when taken here: a caller that held it already keeps it)."""
-    taken = hold(path, what=what)
-    try:
-        yield Folder.open(path, what=what)
-    finally:
-        if taken:
-            release(path)

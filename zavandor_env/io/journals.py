@@ -124,8 +124,7 @@ def read_journal_stream(
             check_integers(value, where)
             if header is None:
                 if not isinstance(value, dict):
-                    raise JournalReadError(f"{path} has no header line: it is not a journal "
-                                           "this tool wrote")
+                    break  # refused below
                 if check_header is not None:
                     check_header(value, where)
                 header = value

@@ -27,6 +27,9 @@ MAX_NETWORK_WEIGHTS: Final = 1 << 25
 #: Decisions of one PPO rollout, ``n_steps * n_envs`` (2,048 shipped): its buffer holds an
 #: observation of 710 floats and a mask per decision, about 3 KB, so 3.3 GB at the ceiling.
 MAX_ROLLOUT_DECISIONS: Final = 1 << 20
+#: Teacher decisions a PPO run imitates first (``ppo.imitate_decisions``): each holds an
+#: observation of 710 floats and a mask, about 3 KB, so 3.3 GB at the ceiling, as a rollout.
+MAX_IMITATION_DECISIONS: Final = 1 << 20
 #: Passes over one rollout or replay window (2-4 shipped).
 MAX_EPOCHS: Final = 1_000
 #: Frozen snapshots in a training run's opponent pool (4-10 shipped).

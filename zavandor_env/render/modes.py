@@ -7,7 +7,7 @@
 * ``"rgb_array"`` returns the picture of :func:`zavandor_env.render.svg.to_svg` as an
   H x W x 3 ``uint8`` array (Gymnasium's convention; needs the ``render`` extra, part of ``rl``).
 
-A seat's own hidden-information view for human play lives in ``zavandor_env.render.table``
+A seat's own hidden-information view for human play is ``zavandor_env.render.text.render_view``
 (text) and ``game.to_svg(seat=k)`` (picture).
 """
 
@@ -94,6 +94,10 @@ class Renderer:
         self._show_page(game)
         print(render_text(game, colour=True))
         return None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy (a pickled or deep-copied environment) renders on its own: no shared page."""
+        return {"render_mode": self.render_mode, "page": None}
 
     def close(self) -> None:
         """Remove the live page and its folder (if any); a later render makes new ones."""

@@ -229,7 +229,7 @@ class Table:
                       for a in legal],
             "svg": to_svg(game, self.seat),
             "scores": game.scores(),
-            "eliminated": [p.eliminated for p in game.read_state().players],
+            "eliminated": [p.eliminated for p in game.state.players],
             "auctions": self.auctions,
             "log": self.log,
             "over": game.is_over,

@@ -32,7 +32,7 @@ enum Block : int { BLOCK_NONE = -1, BLOCK_GEMS = 0, BLOCK_KNOWLEDGE = 1, BLOCK_A
 inline constexpr int ITEM_ARTIFACT = 0;
 inline constexpr int ITEM_SENTINEL = 1;
 
-// ---- saved-state ceilings (engine/validation.py, engine/config.py) ----------------------
+// ---- saved-state ceilings (io/saved_games.py, engine/config.py) -------------------------
 inline constexpr int MAX_DUST_CHITS = 1000;
 inline constexpr int MAX_SAGES_DUST = 1000;
 inline constexpr int MAX_VP = 1000;
@@ -306,11 +306,11 @@ inline constexpr int TRACK_SEQUENCE[3] = {4, 5, 3};
 inline constexpr int FREE_ADVANCE_ARTIFACTS[3] = {1, 7, 11};
 }  // namespace naive_consts
 
-// ---- VecLearner codes (agents/vector_env.py) --------------------------------------------
+// ---- VecLearner codes (zavandor_env/envs/vector.py) -------------------------------------
 enum VecStatus : int8_t { VEC_READY = 0, VEC_PENDING = 1, VEC_DONE = 2 };
 enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2, KIND_NOVICE = 3, KIND_NAIVE = 4, KIND_PLANNER = 5 };
 
 // The hash of the text above; the extension exposes it as CONSTANTS_HASH.
-inline constexpr const char CONSTANTS_HASH[] = "b694a875bda7af4f";
+inline constexpr const char CONSTANTS_HASH[] = "bc60599247f52d38";
 
 }  // namespace zav

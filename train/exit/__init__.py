@@ -1,0 +1,1 @@
+"""Expert iteration (``trainer: exit``): the network-guided search plays, the network learns."""
