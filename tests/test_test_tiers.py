@@ -1,18 +1,20 @@
-"""The test suite's own contracts: which modules run on both engine backends, and the two tiers.
+"""The test suite's own contracts: which modules run on the core and the oracle, and the tiers.
 
-A rules test module runs on the native and the Python engine because it carries the
-``both_backends`` marker (tests/conftest.py), not because its file name is listed somewhere:
-these tests fail when a rules module lacks the marker, so a new or renamed one cannot quietly
-stop running on the native backend.
+A rules test module runs on the C++ core and on the oracle (the Python rules) because it
+carries the ``core_and_oracle`` marker (tests/conftest.py), not because its file name is
+listed somewhere: these tests fail when a rules module lacks the marker, so a new or renamed
+one cannot quietly stop running on either.
 """
 
 from __future__ import annotations
 
 import ast
-import os
 from pathlib import Path
 
 import pytest
+
+from zavandor_env.engine import Game
+from zavandor_env.engine.oracle import OracleGame
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -43,25 +45,28 @@ def test_there_are_rules_modules() -> None:
 
 
 @pytest.mark.parametrize("path", RULES_MODULES, ids=lambda p: p.name)
-def test_every_rules_module_runs_on_both_backends(path: Path) -> None:
-    assert "both_backends" in _module_marks(path), (
-        f"{path.name} needs `pytestmark = pytest.mark.both_backends` (tests/conftest.py)")
+def test_every_rules_module_runs_on_the_core_and_the_oracle(path: Path) -> None:
+    assert "core_and_oracle" in _module_marks(path), (
+        f"{path.name} needs `pytestmark = pytest.mark.core_and_oracle` (tests/conftest.py)")
 
 
 def test_the_marker_reader_sees_a_list_of_marks(tmp_path: Path) -> None:
     module = tmp_path / "test_rules_x.py"
-    module.write_text("import pytest\npytestmark = [pytest.mark.slow, pytest.mark.both_backends]\n")
-    assert _module_marks(module) == {"slow", "both_backends"}
+    module.write_text(
+        "import pytest\npytestmark = [pytest.mark.slow, pytest.mark.core_and_oracle]\n")
+    assert _module_marks(module) == {"slow", "core_and_oracle"}
     module.write_text("import pytest\n\ndef test_x():\n    pass\n")
     assert _module_marks(module) == set()
 
 
-@pytest.mark.both_backends
+@pytest.mark.core_and_oracle
 class TestAMarkedClass:
-    def test_runs_with_the_backend_as_the_default(self, engine_backend: str) -> None:
-        # Without the marker engine_backend has no parameter and this test errors.
-        assert engine_backend in ("native", "python")
-        assert os.environ["ZAVANDOR_BACKEND"] == engine_backend
+    def test_runs_on_the_core_and_the_oracle(self, rules_on: str) -> None:
+        # Without the marker rules_on has no parameter and this test errors.
+        assert rules_on in ("core", "oracle")
+        game = Game.new(num_players=2, seed=1)
+        assert isinstance(game, OracleGame) == (rules_on == "oracle")
+        assert isinstance(Game.from_dict(game.to_dict()), OracleGame) == (rules_on == "oracle")
 
 
 def test_the_default_run_is_the_fast_tier(pytestconfig: pytest.Config) -> None:
@@ -71,13 +76,14 @@ def test_the_default_run_is_the_fast_tier(pytestconfig: pytest.Config) -> None:
     assert addopts[addopts.index("-m") + 1] == "not slow", addopts
     markers = pytestconfig.getini("markers")
     assert any(m.startswith("slow:") for m in markers)
-    assert any(m.startswith("both_backends:") for m in markers)
+    assert any(m.startswith("core_and_oracle:") for m in markers)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     fast, slow = ci.find("python -m pytest -n 2 -q\n"), ci.find("python -m pytest -n 2 -q -m slow")
     assert 0 <= fast < slow, "CI runs the fast tier, then the slow tier"
 
 
-@pytest.mark.both_backends
-def test_a_marked_test_runs_on_its_backend_without_asking_for_it(
+@pytest.mark.core_and_oracle
+def test_a_marked_test_runs_on_its_rules_without_asking_for_it(
         request: pytest.FixtureRequest) -> None:
-    assert os.environ["ZAVANDOR_BACKEND"] == request.node.callspec.params["engine_backend"]
+    on_oracle = request.node.callspec.params["rules_on"] == "oracle"
+    assert isinstance(Game.new(num_players=2, seed=1), OracleGame) == on_oracle
