@@ -62,3 +62,12 @@ def test_the_imitation_keys_are_checked_like_every_count() -> None:
         _config(**{"ppo.imitate_decisions": -1})
     with pytest.raises(TrainConfigError, match="ppo.imitate_decisions"):
         _config(**{"ppo.imitate_decisions": 10**9})
+
+
+def test_an_unknown_teacher_is_refused_before_any_run_folder_is_made() -> None:
+    from zavandor_env.train.config import check_run
+
+    cfg = _config(**{"ppo.imitate_decisions": 1000, "ppo.imitate_teacher": "bogus"})
+    with pytest.raises(TrainConfigError, match=r"^config key 'ppo.imitate_teacher': .*'bogus'"):
+        check_run(cfg)
+    check_run(_config(**{"ppo.imitate_teacher": "bogus"}))  # no imitation: never read

@@ -267,6 +267,8 @@ def check_run(cfg: TrainConfig) -> None:
         if spec != SNAPSHOT:
             check_agent_spec("opponent_weights" if spec in cfg.opponent_weights
                              else "eval_opponents", spec, build=True)
+    if cfg.trainer == "ppo" and cfg.ppo.imitate_decisions:
+        check_agent_spec("ppo.imitate_teacher", cfg.ppo.imitate_teacher, build=True)
     if cfg.trainer == "exit":
         from zavandor_env.train.exit.config import check_search
 

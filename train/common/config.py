@@ -95,7 +95,7 @@ def check_agent_spec(key: str, spec: Any, build: bool = False) -> Any:
         if build:
             parsed.build(seed=0).close()
     except (ValueError, TypeError) as exc:
-        raise TrainConfigError(f"config key {key!r}: opponent {spec!r}: {exc}") from None
+        raise TrainConfigError(f"config key {key!r}: agent spec {spec!r}: {exc}") from None
     return parsed
 
 
