@@ -1,4 +1,4 @@
-"""Every face of the environment behind one small driver, for tests/test_env_contract.py.
+"""Every face of the environment behind one small driver, for tests/envs/test_env_contract.py.
 
 A face is what a library is handed: the PettingZoo AEC env, ``gymnasium.make``, ``make_vec`` in
 each vectorization mode, the SB3 ``VecEnv`` and the RLlib env.  Each :class:`Face` plays

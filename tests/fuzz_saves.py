@@ -12,7 +12,7 @@ lengths, swapped phases, deleted and added keys) and must then either
   seeded random choices, the same legal actions at every decision, and the same final state
   and scores,
 
-within :data:`SECONDS_PER_SAVE` seconds.  ``tests/test_fuzz_saves.py`` runs a bounded sample
+within :data:`SECONDS_PER_SAVE` seconds.  ``tests/io/test_fuzz_saves.py`` runs a bounded sample
 in the normal suite; the long run is one command::
 
     python -m tests.fuzz_saves --saves 20000 --seed 0

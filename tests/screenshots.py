@@ -2,7 +2,7 @@
 
 ``viewer.png``: the replay viewer on a mid-game decision of the committed 2-player policy
 against the heuristic, with the policy's panel; ``serve.png``: ``zavandor serve`` mid-game
-against the heuristic after a few sensible clicks.  Needs what tests/test_browser.py needs
+against the heuristic after a few sensible clicks.  Needs what tests/web/test_browser.py needs
 (Debian's ``chromium`` and ``chromium-driver``, the ``selenium`` package).  Not a test module:
 pytest does not collect it; the slow tier runs it once into a temporary folder.
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.test_browser import _missing, open_policy_replay, start_browser, wait_for_new_decision
+from tests.web.test_browser import _missing, open_policy_replay, start_browser, wait_for_new_decision
 from zavandor_env.web.server import AppServer, Table
 
 # Buttons clicked first, so that the pictured table has gems, bids and knowledge on it.

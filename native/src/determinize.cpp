@@ -15,7 +15,7 @@ namespace {
 // init_genrand(19650218) table, computed here once; the key mixing that follows is
 // CPython's init_by_array over the seed's 32-bit words (one word when the high one is 0).
 // Search reseeds a generator per determinization, where the full seeding was a sixth of the
-// time.  tests/test_agents_determinize.py checks what a sample keeps and redraws.
+// time.  tests/engine/test_agents_determinize.py checks what a sample keeps and redraws.
 void fast_seed_u64(PyRandom& rng, uint64_t seed) {
   constexpr int N = PyRandom::N;
   struct Init {

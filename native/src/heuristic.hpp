@@ -1,7 +1,7 @@
 // The rule-based player of zavandor_env/agents/heuristic.py in C++: the same decisions, bit for
 // bit (same double operations in the same order, Python's max/min tie rules, the iteration order
 // of the Python set of legal actions).  The Python module stays the readable reference; its
-// docstring explains the valuations.  tests/test_agents_heuristic.py plays it.  Split by role:
+// docstring explains the valuations.  tests/agents/test_agents_heuristic.py plays it.  Split by role:
 // heuristic_values.cpp (the valuations, namespace heur) and heuristic.cpp (the decisions).
 //
 // The Python heuristic decides from a PlayerView; this port reads the GameState directly, for the

@@ -2,7 +2,7 @@
 // (zavandor_env/agents/planner.py, built on naive's bookkeeping) in C++: the same decisions,
 // bit for bit, drawing the same numbers from the same generator.  The Python modules stay the
 // readable references; their docstrings explain every step and every mapping onto our actions.
-// tests/test_agents_scripted.py plays them.
+// tests/agents/test_agents_scripted.py plays them.
 //
 // Like heuristic.hpp, this reads the GameState directly, for the deciding seat, and only what
 // its PlayerView exposes.  Used by MCTS (rollouts and the opponent model) and exposed to Python

@@ -45,7 +45,7 @@ void affine(const float* __restrict wt, const float* __restrict b, int in, int p
 // tanh without libm: tanh|x| = (1 - e) / (1 + e) with e = exp(-2|x|), the exponential from a
 // range reduction (-2|x| = n ln2 + r, |r| <= ln2/2, ln2 split in two so n ln2 is exact) and a
 // degree-7 polynomial; |x| is capped at 9, where tanh rounds to 1 in float.  Within 1e-7 of
-// the true tanh (tests/test_native_net.py), which the next layer's sums cannot tell from float
+// the true tanh (tests/agents/test_native_net.py), which the next layer's sums cannot tell from float
 // rounding.  Why: std::tanh took about 22 ns a call, 11 of a 30 us forward pass (512 calls for
 // the 128x128 actor and critic), and the forward pass is most of the network search; four at
 // a time in SSE2 (every x86-64 has it) it takes about 2 ns.  The scalar version does the same

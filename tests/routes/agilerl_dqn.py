@@ -1,7 +1,7 @@
 """AgileRL's off-policy loop (its ``train_off_policy`` written out: DQN, its ``ReplayBuffer``
 of ``Transition``\\ s, the mask from ``info["action_mask"]`` when the env gives one) on a
 vector env: Gymnasium's ``SyncVectorEnv`` for a built-in game, the native vector entry point
-for ours.  Runs in AgileRL's own virtual environment (tests/test_integrations_routes.py).
+for ours.  Runs in AgileRL's own virtual environment (tests/envs/test_integrations_routes.py).
 
 Usage: ``python agilerl_dqn.py GAME [STEPS]``.
 """

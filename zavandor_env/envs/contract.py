@@ -1,5 +1,5 @@
 """The one contract every face of the environment keeps (``docs/integrations.md`` has the
-table, ``tests/test_env_contract.py`` holds every face to it).
+table, ``tests/envs/test_env_contract.py`` holds every face to it).
 
 * **Illegal actions**: ``illegal_action="terminate"`` (the default of every face but the
   unwrapped ``raw_env``) ends the episode of the offending seat, paying it ``illegal_reward``,

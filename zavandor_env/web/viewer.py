@@ -12,7 +12,7 @@ boards differ in a few elements.  Each SVG is therefore cut into its elements (a
 boundaries), every distinct element is stored once in a pool, and each frame is a flat list of
 runs ``first, count, first, count, ...`` of pool indices; the page's script joins them back.
 A 4-player game of about 550 decisions makes a page of about 1 MB this way instead of about
-26 MB (``tests/test_viewer.py`` keeps it under the budget).
+26 MB (``tests/web/test_viewer.py`` keeps it under the budget).
 """
 
 from __future__ import annotations
