@@ -1,7 +1,8 @@
 """Smoke test of an installed zavandor-env, run from outside the source tree.
 
 cibuildwheel runs it on every release wheel (``[tool.cibuildwheel] test-command``) and
-tests/project/test_packaging.py on the wheel and the sdist installed in fresh environments.  It plays a
+tests/project/test_packaging.py on the wheel and the sdist installed in fresh environments.  It
+plays a
 game through ``zavandor_env.env()`` and ``gymnasium.make("Zavandor-v0")`` with the core
 dependencies alone, checks that the version has one value everywhere, and that the native core
 (required) is built and plays the same game as the Python rules, its oracle (``--native`` is

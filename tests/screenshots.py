@@ -16,7 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.web.test_browser import _missing, open_policy_replay, start_browser, wait_for_new_decision
+from tests.web.test_browser import (
+    _missing,
+    open_policy_replay,
+    start_browser,
+    wait_for_new_decision,
+)
 from zavandor_env.web.server import AppServer, Table
 
 # Buttons clicked first, so that the pictured table has gems, bids and knowledge on it.

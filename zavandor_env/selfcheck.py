@@ -1,5 +1,6 @@
 """Differential check of the C++ core against its oracle, the Python rules: the same games on
-both, compared after every decision (``zavandor selfcheck``; ``tests/engine/test_native_core.py`` runs
+both, compared after every decision (``zavandor selfcheck``;
+``tests/engine/test_native_core.py`` runs
 it in CI).
 
 Each game is played on the oracle and on the core from the same config and seed.

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.env_faces import FACES, Face, Slot
 
 import zavandor_env
+from tests.env_faces import FACES, Face, Slot
 from zavandor_env.envs.contract import ARRAY_DTYPES, BATCHED_SCALAR, SCALAR_KEYS
 
 NAMES = list(FACES)

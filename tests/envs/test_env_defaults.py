@@ -139,7 +139,8 @@ def test_novice_blunder_must_be_a_probability(blunder: object) -> None:
 def test_quickstart_is_readmes_script_on_the_registered_id() -> None:
     text = QUICKSTART.read_text(encoding="utf-8")
     # docs/tutorials/train.md: "docs/quickstart.py is the same script" (the file adds only its
-    # docstring), so tests/encoding/test_env_docs.py's run of that block (with its `# test:` budgets)
+    # docstring), so tests/encoding/test_env_docs.py's run of that block (with its `# test:`
+    # budgets)
     # runs this file.
     code = text.split('"""', 2)[2].strip()
     readme = (ROOT / "docs" / "tutorials" / "train.md").read_text(encoding="utf-8")

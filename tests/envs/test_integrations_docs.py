@@ -5,7 +5,8 @@ multi-agent and Gymnasium DQN), TorchRL (``GymEnv``, ``PettingZooWrapper``,
 ``check_env_specs``, its DQN recipe) and OpenSpiel (``random_sim_test`` and its IS-MCTS).
 
 Each block runs whole in a fresh interpreter started in an empty folder, on this checkout's
-code; a block may shorten its run with ``STEPS = ...  # test: N`` (as in tests/project/test_readme.py).
+code; a block may shorten its run with ``STEPS = ...  # test: N`` (as in
+tests/project/test_readme.py).
 A block whose library is missing is skipped, naming the extra that brings it.  Each block
 asserts what it checks (the run went to the end, nothing illegal was played where the library
 masks).

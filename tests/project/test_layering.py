@@ -266,7 +266,8 @@ def test_every_module_has_a_layer() -> None:
     assert len(modules) > 50  # the trees were found
     unassigned = [str(path.relative_to(ROOT)) for module, path in modules
                   if layer_of(module) is None]
-    assert not unassigned, f"give these a layer in LAYER_OF (tests/project/test_layering.py): {unassigned}"
+    assert not unassigned, (
+        f"give these a layer in LAYER_OF (tests/project/test_layering.py): {unassigned}")
 
 
 def test_no_module_imports_from_a_layer_above_its_own() -> None:

@@ -5,7 +5,8 @@ The artifacts, in the order they are written:
 * ``header``   -- ``native/src/generated/constants.hpp``: every constant the C++ core shares
   with Python (:mod:`zavandor_env.codegen.header`); rebuild the extension afterwards.
 * ``golden``   -- ``tests/golden/*.json``, the golden replays (``tests/golden/regenerate.py``).
-* ``snapshots``-- ``tests/snapshots/*.svg`` and ``*.png`` (the writer in ``tests/render/test_svg.py``;
+* ``snapshots``-- ``tests/snapshots/*.svg`` and ``*.png`` (the writer in
+``tests/render/test_svg.py``;
   the PNGs need the ``render`` extra and are compared with the tests' pixel tolerance).
 * ``schema``   -- the key table of ``configs/README.md``
   (:func:`zavandor_env.train.config.schema_markdown`).

@@ -1,7 +1,8 @@
 """Generate ``docs/observation.md`` and ``docs/actions.md`` from the code.
 
 Run ``python -m zavandor_env.codegen`` (which also writes these) after changing the observation
-layout or the action table; ``tests/encoding/test_env_docs.py`` fails while the committed files are stale.
+layout or the action table; ``tests/encoding/test_env_docs.py`` fails while the committed files
+are stale.
 """
 
 from __future__ import annotations
