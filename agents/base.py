@@ -55,12 +55,8 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         return legal_actions[int(self.rng.random() * len(legal_actions))]
 
 
@@ -70,10 +66,6 @@ class PassAgent(Agent):
 
     name = "pass"
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         return safe_default(legal_actions)

@@ -36,14 +36,14 @@ How it thinks (weights in ``configs/agents/heuristic.yaml``, see :class:`Heurist
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, field
+from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any
 
 import pydantic
 
 from zavandor_env.agents.base import Agent, EngineUnavailableError, decision_core, safe_default
-from zavandor_env.agents.params_file import read_yaml_section, with_overrides
+from zavandor_env.agents.params_file import ParamsFile
 from zavandor_env.agents.spec_params import drop_engine
 from zavandor_env.engine.native import core_module
 from zavandor_env.engine.schema import checked
@@ -63,9 +63,11 @@ DEFAULT_EXPECTED_ROUNDS = 16
 
 
 @checked(ValueError, what="heuristic weight")
-class HeuristicWeights:
+class HeuristicWeights(ParamsFile):
     """Tunable numbers of :class:`HeuristicAgent` (energy units unless stated); every number is
     finite, and a weight that is not a field is refused."""
+
+    _SECTION, _WHAT, _DEFAULT = "weights", "heuristic weights", DEFAULT_CONFIG
 
     # Keys and values are whole numbers; "3" or 12.0 (from a file) are taken as 3 and 12.
     expected_rounds: dict[Annotated[int, pydantic.Strict(False)],
@@ -94,33 +96,9 @@ class HeuristicWeights:
     sentinel_min_horizon: float = 0.0  # no sentinel before R falls to this (0: value decides)
     big_raise_fraction: float = 0.25  # raise by at most this share of the remaining margin
 
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> HeuristicWeights:
-        return cls(**{str(key): value for key, value in data.items()})
 
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> HeuristicWeights:
-        return cls.from_mapping(read_yaml_section(path, "weights", "heuristic weights"))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _default_weights() -> HeuristicWeights:
-    if DEFAULT_CONFIG.exists():
-        return HeuristicWeights.from_yaml(DEFAULT_CONFIG)
-    return HeuristicWeights()
-
-
-def resolve_weights(
-    weights: HeuristicWeights | Mapping[str, Any] | None, base: HeuristicWeights | None = None
-) -> HeuristicWeights:
-    """Full weights: ``weights`` itself, or ``base`` (default: the built-in weights) with the
-    given keys overridden."""
-    if isinstance(weights, HeuristicWeights):
-        return weights
-    base = base if base is not None else _default_weights()
-    return with_overrides(base, weights)
+#: Full weights: given ones, or a file's (default: the shipped one) with given keys overridden.
+resolve_weights = HeuristicWeights.resolve
 
 
 class HeuristicAgent(Agent):
@@ -137,25 +115,16 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        weights: HeuristicWeights | Mapping[str, Any] | None = None,
-        config: str | Path | None = None,
-        engine: str | None = None,
-    ) -> None:
+    def __init__(self, seed: int | None = None,
+                 weights: HeuristicWeights | Mapping[str, Any] | None = None,
+                 config: str | Path | None = None, engine: str | None = None) -> None:
         super().__init__(seed)
         drop_engine(self.name, engine)
-        base = HeuristicWeights.from_yaml(config) if config is not None else None
-        self.w = resolve_weights(weights, base)
+        self.w = resolve_weights(weights, config)
         self._native_w: tuple[HeuristicWeights, Any] | None = None
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         return choose(view, legal_actions, self.native_weights())
 
     def native_weights(self) -> Any:

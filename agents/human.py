@@ -52,25 +52,16 @@ class HumanAgent(Agent):
     name = "human"
     interactive: ClassVar[bool] = True  # needs this process's terminal (never a worker pool)
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        input_fn: Callable[[str], str] | None = None,
-        output_fn: Callable[[str], None] | None = None,
-        colour: bool = True,
-    ) -> None:
+    def __init__(self, seed: int | None = None, input_fn: Callable[[str], str] | None = None,
+                 output_fn: Callable[[str], None] | None = None, colour: bool = True) -> None:
         super().__init__(seed)
         # Resolved at call time, so tests may patch builtins.input / print.
         self.input_fn = input_fn or (lambda prompt: input(prompt))
         self.output_fn = output_fn or (lambda text: print(text))
         self.colour = colour
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         self.output_fn(render_view(view, self.colour))
         menu = self.menu(legal_actions)
         self.output_fn(menu)

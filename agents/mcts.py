@@ -91,12 +91,10 @@ seat, game and iteration budget give the same decisions.  ``engine`` is accepted
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from zavandor_env.agents.base import Agent, decision_core, safe_default
 from zavandor_env.agents.heuristic import HeuristicWeights, native_weights, resolve_weights
-from zavandor_env.agents.params_file import check_flags
 from zavandor_env.agents.planner import PlannerParams, native_planner_params, resolve_params
 from zavandor_env.agents.spec_params import check_agent_params, drop_engine
 from zavandor_env.engine import Phase
@@ -105,6 +103,7 @@ from zavandor_env.engine.data import ARTIFACTS, GEM_SALE_TABLE, SENTINEL_MIN_BID
 from zavandor_env.engine.native import core_module
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL
 from zavandor_env.engine.view import PlayerView
+from zavandor_env.io import limits
 from zavandor_env.resources import data_path
 
 if TYPE_CHECKING:  # imported when used: the network search loads the observation module
@@ -112,62 +111,40 @@ if TYPE_CHECKING:  # imported when used: the network search loads the observatio
 
 _SEARCH_PHASES = (Phase.TURN, Phase.BID)
 POLICIES = ("heuristic", "naive", "planner")
+#: Who plays the rollouts of the network search (agents/netsearch.py).
+ROLLOUTS = ("none", "network", "heuristic")
 #: The largest budgets of one decision (the native search's MCTS_MAX_ITERATIONS and
 #: MCTS_MAX_SECONDS): larger ones are refused, and no search runs longer than MAX_SECONDS.
-MAX_ITERATIONS = 1_000_000
-MAX_SECONDS = 3600.0
+MAX_ITERATIONS = limits.MAX_SEARCH_ITERATIONS
+MAX_SECONDS = limits.MAX_SEARCH_SECONDS
+#: What a pickled agent leaves out (native objects, rebuilt; the last network search's result).
+_UNPICKLED = ("_native_w", "_native_planner", "_player", "_net_searches", "last_result")
 #: The keys of the native search's parameters that are this agent's attributes.
 _SEARCH_KEYS = ("rollout", "horizon_rounds", "c", "prior_weight", "eval_scale", "avoid_curse",
                 "opponent_model", "max_depth", "algorithm", "switch_z", "min_pairs", "policy")
 
 
-def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    """One-line ``ValueError`` unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
-        options = " or ".join(repr(a) for a in allowed)
-        raise ValueError(f"{name} must be {options}, got {value!r}")
+def budget(iterations: int, seconds: float | None) -> dict[str, Any]:
+    """A search's budget as its native parameters: ``seconds`` when given, else
+    ``iterations``."""
+    return {"iterations": iterations} if seconds is None else {"seconds": seconds}
 
 
-def _check_count(name: str, value: object, minimum: int, maximum: int | None = None) -> None:
-    """One-line ``ValueError`` unless ``value`` is an integer of at least ``minimum`` (and at
-    most ``maximum``)."""
-    if type(value) is not int or value < minimum:
-        kind = "a positive integer" if minimum == 1 else "a non-negative integer"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum}, got {value!r}")
-
-
-def _check_budget(iterations: object, seconds: object) -> None:
-    """One-line ``ValueError`` unless the budget is within the caps: ``seconds`` a number in
-    (0, MAX_SECONDS], or None and ``iterations`` an integer in [1, MAX_ITERATIONS]."""
-    if seconds is None:
-        _check_count("iterations", iterations, 1, MAX_ITERATIONS)
-    elif (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
-          or not 0 < seconds <= MAX_SECONDS):
-        raise ValueError(f"seconds must be a number in (0, {MAX_SECONDS:g}], got {seconds!r}")
-
-
-def _check_policy(policy: str, rollout: str | None, opponent_model: str,
-                  network_options: dict[str, Any]) -> str:
+def _rollout(policy: str, rollout: str | None, opponent_model: str,
+             network_options: dict[str, Any]) -> str:
     """The rollout player ``rollout`` stands for (None: the policy's), after one-line
-    ``ValueError`` checks of the policy, the rollout and the options that go with them."""
-    _check_choice("policy", policy, (*POLICIES, "network"))
+    ``ValueError`` checks of what goes only with some policies (each value on its own is
+    checked against its declaration, agents/spec_params.py)."""
+    allowed: tuple[str, ...] = ROLLOUTS
     if policy == "network":
-        from zavandor_env.agents.netsearch import ROLLOUTS
-
-        rollout = "none" if rollout is None else rollout
-        _check_choice("rollout", rollout, ROLLOUTS)
-        net = network_options["net"]
-        if net is not None and not isinstance(net, (str, PathLike)):
-            raise ValueError(f"net must be a path to a policy .npz, got {net!r}")
+        rollout = rollout or "none"
     else:
         given = [k for k, v in network_options.items() if v is not None]
         if given:
             raise ValueError(f"mcts: {', '.join(given)} only apply with policy='network'")
-        rollout = policy if rollout is None else rollout
-        _check_choice("rollout", rollout, (*POLICIES, "random"))
-    _check_choice("opponent_model", opponent_model, ("search", "policy", "heuristic"))
+        rollout, allowed = rollout or policy, (*POLICIES, "random")
+    if rollout not in allowed:
+        raise ValueError(f"rollout must be {' or '.join(map(repr, allowed))}, got {rollout!r}")
     if opponent_model == "heuristic" and policy != "heuristic":
         raise ValueError(f"opponent_model='heuristic' is the old name of 'policy' and "
                          f"means the heuristic; with policy={policy!r} say 'policy'")
@@ -235,52 +212,28 @@ class MCTSAgent(Agent):
 
     name = "mcts"
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        iterations: int = 64,
-        seconds: float | None = None,
-        rollout: str | None = None,
-        horizon_rounds: int = 0,
-        c: float = 0.7,
-        prior_weight: float = 1.0,
-        eval_scale: float = 5.0,
-        search_all: bool = False,
-        avoid_curse: bool = True,
-        weights: HeuristicWeights | Mapping[str, Any] | None = None,
-        engine: str | None = None,
-        algorithm: str = "flat",
-        switch_z: float = 2.0,
-        min_pairs: int = 4,
-        opponent_model: str = "search",
-        max_depth: int = 0,
-        no_ruin: bool | None = None,
-        policy: str = "planner",
-        net: str | None = None,
-        c_puct: float | None = None,
-        opponent_temperature: float | None = None,
-        fpu_reduction: float | None = None,
-        rollout_steps: int | None = None,
-    ) -> None:
-        # The values only a search reads, against their declarations (agents/spec_params.py):
-        # a bad c or eval_scale is one line now, not an error at the first searched decision.
-        check_agent_params("mcts", {"c": c, "prior_weight": prior_weight,
-                                    "eval_scale": eval_scale, "switch_z": switch_z,
-                                    "horizon_rounds": horizon_rounds, "weights": weights,
-                                    "net": net})
-        super().__init__(seed)
+    def __init__(self, seed: int | None = None, iterations: int = 64, seconds: float | None = None,
+                 rollout: str | None = None, horizon_rounds: int = 0, c: float = 0.7,
+                 prior_weight: float = 1.0, eval_scale: float = 5.0, search_all: bool = False,
+                 avoid_curse: bool = True,
+                 weights: HeuristicWeights | Mapping[str, Any] | None = None,
+                 engine: str | None = None, algorithm: str = "flat", switch_z: float = 2.0,
+                 min_pairs: int = 4, opponent_model: str = "search", max_depth: int = 0,
+                 no_ruin: bool | None = None, policy: str = "planner", net: str | None = None,
+                 c_puct: float | None = None, opponent_temperature: float | None = None,
+                 fpu_reduction: float | None = None, rollout_steps: int | None = None) -> None:
         drop_engine("mcts", engine)
+        # Every argument (all locals() holds yet) against its declaration (agents/spec_params.py):
+        # a bad c or eval_scale is one line now, not an error at the first searched decision.
+        check_agent_params("mcts", {k: v for k, v in locals().items()
+                                    if k not in ("self", "__class__")})
+        super().__init__(seed)
         network_options = {"net": net, "c_puct": c_puct,
                            "opponent_temperature": opponent_temperature,
                            "fpu_reduction": fpu_reduction, "rollout_steps": rollout_steps}
-        self.rollout = _check_policy(policy, rollout, opponent_model, network_options)
-        _check_choice("algorithm", algorithm, ("flat", "tree"))
-        _check_budget(iterations, seconds)
-        _check_count("max_depth", max_depth, 0)
-        _check_count("min_pairs", min_pairs, 0)
+        self.rollout = _rollout(policy, rollout, opponent_model, network_options)
         if no_ruin is None:  # see the argument's doc: on around a scripted policy only
             no_ruin = policy != "network"
-        check_flags(search_all=search_all, avoid_curse=avoid_curse, no_ruin=no_ruin)
         self.iterations, self.seconds = iterations, seconds
         self.horizon_rounds, self.c, self.prior_weight = horizon_rounds, c, prior_weight
         self.eval_scale, self.search_all, self.avoid_curse = eval_scale, search_all, avoid_curse
@@ -292,71 +245,39 @@ class MCTSAgent(Agent):
             resolve_params(None) if "planner" in (policy, self.rollout) else None)
         self.net = None if net is None else str(data_path(net))
         # The network search's own parameters (None: NetworkSearch's defaults).
-        self.network_params = {k: v for k, v in network_options.items()
-                               if k != "net" and v is not None}
+        self.network_params: dict[str, Any] = {
+            k: v for k, v in network_options.items() if k != "net" and v is not None}
         self._net_searches: dict[str, NetworkSearch] = {}  # by policy path, built lazily
-        if policy == "network":  # a bad parameter is a one-line error now, not at the 1st move
-            from zavandor_env.agents.netsearch import NetworkSearch
+        if policy == "network":  # the core has the search and ``net`` loads, or one line now
+            from zavandor_env.agents.netsearch import cached_policy, native_search
 
-            NetworkSearch.check_params(rollout=self.rollout, avoid_curse=avoid_curse,
-                                       iterations=iterations, seconds=seconds,
-                                       **self.network_params)
-            self._check_network()
+            native_search()
+            if self.net is not None:  # (the default network is the player count's: later)
+                cached_policy(self.net)
         self.last_iterations = 0
-        self._native: dict[str, Any] = {}  # native weights, planner, player: built lazily
+        self._build_native()
 
-    def _check_network(self) -> None:
-        """policy="network": the native network search exists and ``net`` (when given) loads,
-        or one line now (the default network depends on the game's player count: it is loaded
-        at the first decision, from the shipped files)."""
-        from zavandor_env.agents.netsearch import cached_policy, native_search
-
-        native_search()
-        if self.net is not None:
-            cached_policy(self.net)
+    def _build_native(self) -> None:
+        """The native copies of the weights, the planner's parameters and the scripted policy
+        as a player, seeded with a constant: the decisions it makes here (debts, lost gems,
+        free levels: outside the searched phases) draw nothing."""
+        module = core_module()
+        self._native_w = native_weights(self.w)
+        self._native_planner = (None if self.planner is None
+                                else native_planner_params(self.planner))
+        self._player = (module.NativePlanner(self._native_planner, 0)
+                        if self.policy == "planner" else module.NativeNaive(0))
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()  # native objects do not pickle: rebuilt on demand
-        state["_native"] = {}
-        state["_net_searches"] = {}
-        state.pop("last_result", None)
-        return state
+        # Native objects do not pickle: __setstate__ rebuilds them.
+        return {key: value for key, value in self.__dict__.items() if key not in _UNPICKLED}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        # An agent pickled before the flat search existed was a tree search.
-        self.__dict__.update({"algorithm": "tree", "switch_z": 2.0, "min_pairs": 4,
-                              "opponent_model": "search", "max_depth": 0,
-                              "policy": "heuristic", "planner": None, "net": None,
-                              "network_params": {}, "_net_searches": {}})
-        self.__dict__.update(state)
-        self._native = {}
+        self.__dict__.update(state, _net_searches={})
+        self._build_native()
 
-    def _cached(self, key: str) -> Any:
-        """The native copy of the weights (``"weights"``), the planner's parameters
-        (``"planner"``) or the scripted policy as a native player (``"player"``)."""
-        native = self._native.get(key)
-        if native is None:
-            module = core_module()
-            if key == "weights":
-                native = native_weights(self.w)
-            elif key == "planner":
-                assert self.planner is not None
-                native = native_planner_params(self.planner)
-            elif self.policy == "planner":
-                # Seeded with a constant: the decisions it makes here (debts, lost gems,
-                # free levels: outside the searched phases) draw nothing.
-                native = module.NativePlanner(self._cached("planner"), 0)
-            else:
-                native = module.NativeNaive(0)
-            self._native[key] = native
-        return native
-
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         if len(legal_actions) == 1:
             return legal_actions[0]
         core = decision_core(view)
@@ -376,9 +297,9 @@ class MCTSAgent(Agent):
             search = self.network_search(core.num_players)
             return search.network_choice(core, seat, legal_actions)
         if self.policy == "heuristic":
-            action = core_module().heuristic_action(core, self._cached("weights"))
+            action = core_module().heuristic_action(core, self._native_w)
         else:
-            action = self._cached("player").act(core)
+            action = self._player.act(core)
         return action if action in legal_actions else safe_default(legal_actions)
 
     def search(self, core: Any, seat: int, legal_actions: Sequence[int]) -> int:
@@ -389,15 +310,11 @@ class MCTSAgent(Agent):
         if self.policy == "network":
             return self._search_network(core, seat, legal_actions)
         params = {key: getattr(self, key) for key in _SEARCH_KEYS}
-        if self.planner is not None:
-            params["planner"] = self._cached("planner")
-        if self.seconds is None:
-            params["iterations"] = self.iterations
-        else:
-            params["seconds"] = self.seconds
+        params.update(budget(self.iterations, self.seconds))
+        if self._native_planner is not None:
+            params["planner"] = self._native_planner
         action, done = core_module().mcts_search(core, seat, list(legal_actions), params,
-                                                 self._cached("weights"),
-                                                 self.rng.getrandbits(64))
+                                                 self._native_w, self.rng.getrandbits(64))
         self.last_iterations = done
         return int(action)
 
@@ -409,13 +326,9 @@ class MCTSAgent(Agent):
         path = self.net or str(data_path(DEFAULT_NET.format(n=num_players)))
         search = self._net_searches.get(path)
         if search is None:
-            params: dict[str, Any] = dict(self.network_params)
-            params.update(rollout=self.rollout, avoid_curse=self.avoid_curse)
-            if self.seconds is None:
-                params["iterations"] = self.iterations
-            else:
-                params["seconds"] = self.seconds
-            search = NetworkSearch(cached_policy(path), **params)
+            search = NetworkSearch(cached_policy(path), rollout=self.rollout,
+                                   avoid_curse=self.avoid_curse, **self.network_params,
+                                   **budget(self.iterations, self.seconds))
             self._net_searches[path] = search
         return search
 
@@ -468,5 +381,5 @@ def within_budget(view: PlayerView, legal_actions: Sequence[int]) -> list[int]:
     return keep or list(legal_actions)
 
 
-__all__ = ["MAX_ITERATIONS", "MAX_SECONDS", "POLICIES", "MCTSAgent", "curse_free",
-           "within_budget"]
+__all__ = ["MAX_ITERATIONS", "MAX_SECONDS", "POLICIES", "ROLLOUTS", "MCTSAgent", "budget",
+           "curse_free", "within_budget"]

@@ -131,11 +131,8 @@ class ScriptedBot(Agent):
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
-        self._bot = self._make_bot(self._first_seed(seed))
-
-    def _first_seed(self, seed: int | None) -> int:
         # random.Random(seed) seeds with abs(seed); None draws one (from the agent's rng).
-        return self.rng.getrandbits(64) if seed is None else abs(int(seed))
+        self._bot = self._make_bot(self.rng.getrandbits(64) if seed is None else abs(int(seed)))
 
     def _make_bot(self, seed: int) -> Any:
         return core_module().NativeNaive(seed)
@@ -151,12 +148,8 @@ class ScriptedBot(Agent):
         turn / pass / the first legal action was played instead (0 in the tests)."""
         return int(self._bot.fallbacks)
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         action = int(self._bot.act(decision_core(view)))
         # The native player chooses among the game's legal actions; a caller offering fewer
         # gets the safe default instead of a choice outside them.

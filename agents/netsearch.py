@@ -42,19 +42,29 @@ from typing import Any
 import numpy as np
 
 from zavandor_env.agents.base import EngineUnavailableError
-from zavandor_env.agents.heuristic import HeuristicWeights, resolve_weights
+from zavandor_env.agents.heuristic import HeuristicWeights, native_weights, resolve_weights
+from zavandor_env.agents.mcts import MAX_ITERATIONS, MAX_SECONDS, ROLLOUTS, budget
 from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError, native_network
 from zavandor_env.encoding.observation import OBS_SIZE
 from zavandor_env.engine import Game
 from zavandor_env.engine.actions import NUM_ACTIONS
+from zavandor_env.io.params import Choice, Flag, Int, Number, Schema, check_params
 
-ROLLOUTS = ("none", "network", "heuristic")
 #: The network of MCTSAgent(policy="network") without ``net``: the shipped policy of the game's
 #: player count (``n``).
 DEFAULT_NET = "train/checkpoints/selfplay_{n}p/policy.npz"
-#: The largest budgets of one search (MCTSAgent's).
-MAX_ITERATIONS = 1_000_000
-MAX_SECONDS = 3600.0
+#: Decisions of one rollout before the critic is read.
+MAX_ROLLOUT_STEPS = 100_000
+#: What each parameter of :class:`NetworkSearch` allows (budgets capped as MCTSAgent's).
+SEARCH_PARAMS: Schema = {
+    "iterations": Int(low=1, high=MAX_ITERATIONS),
+    "seconds": Number(low=0.0, high=MAX_SECONDS, open_low=True, optional=True),
+    "c_puct": Number(low=0.0), "fpu_reduction": Number(low=-1.0, high=1.0),
+    "root_noise": Number(low=0.0), "noise_fraction": Number(low=0.0, high=1.0),
+    "temperature": Number(low=0.0), "opponent_temperature": Number(low=0.0),
+    "rollout": Choice(options=ROLLOUTS), "rollout_steps": Int(low=0, high=MAX_ROLLOUT_STEPS),
+    "avoid_curse": Flag(),
+}
 
 
 @dataclass(frozen=True)
@@ -79,38 +89,15 @@ class SearchResult:
     q: np.ndarray | None = None
 
 
-def _number(name: str, value: object, low: float, high: float | None = None,
-            open_low: bool = False) -> float:
-    """``value`` as a float within [low, high] (``(low, ...`` with open_low), else one line."""
-    bad = isinstance(value, bool) or not isinstance(value, (int, float))
-    if not bad:
-        x = float(value)  # type: ignore[arg-type]
-        bad = not np.isfinite(x) or x < low or (open_low and x == low) or (
-            high is not None and x > high)
-    if bad:
-        lo = "(" if open_low else "["
-        hi = f"{high:g}]" if high is not None else "inf)"
-        raise ValueError(f"{name} must be a number in {lo}{low:g}, {hi}, got {value!r}")
-    return float(value)  # type: ignore[arg-type]
-
-
 def native_search() -> Any:
     """The native module with the network search, or a one-line
     :class:`~zavandor_env.agents.base.EngineUnavailableError` naming what is missing."""
-    return _native_module()
-
-
-def _native_module() -> Any:
     from zavandor_env.engine import native
 
     if not native.native_available():
         raise EngineUnavailableError(f"the network search needs the native core "
                                      f"({native.native_status()})")
-    module = native.core_module()
-    if not hasattr(module, "netmcts_search"):
-        raise EngineUnavailableError("the native core was built without the network search "
-                                     "(native/src/netmcts.cpp): rebuild it")
-    return module
+    return native.core_module()
 
 
 class NetworkSearch:
@@ -149,78 +136,29 @@ class NetworkSearch:
             raise PolicyFileError(
                 f"the network takes observations of size {policy.obs_dim} and has "
                 f"{policy.num_actions} actions; this game has {OBS_SIZE} and {NUM_ACTIONS}")
-        self.check_params(iterations=iterations, seconds=seconds, c_puct=c_puct,
-                          fpu_reduction=fpu_reduction, root_noise=root_noise,
-                          noise_fraction=noise_fraction, temperature=temperature,
-                          opponent_temperature=opponent_temperature, rollout=rollout,
-                          rollout_steps=rollout_steps, avoid_curse=avoid_curse)
-        self.policy = policy
-        self.iterations = iterations
-        self.seconds = seconds
-        self.c_puct = float(c_puct)
-        self.fpu_reduction = float(fpu_reduction)
-        self.root_noise = float(root_noise)
-        self.noise_fraction = float(noise_fraction)
+        check_params("network search", SEARCH_PARAMS, {
+            "iterations": iterations, "seconds": seconds, "c_puct": c_puct,
+            "fpu_reduction": fpu_reduction, "root_noise": root_noise,
+            "noise_fraction": noise_fraction, "temperature": temperature,
+            "opponent_temperature": opponent_temperature, "rollout": rollout,
+            "rollout_steps": rollout_steps, "avoid_curse": avoid_curse})
+        self.policy, self.iterations, self.seconds = policy, iterations, seconds
+        self.c_puct, self.fpu_reduction = float(c_puct), float(fpu_reduction)
+        self.root_noise, self.noise_fraction = float(root_noise), float(noise_fraction)
         self.temperature = float(temperature)
         self.opponent_temperature = float(opponent_temperature)
-        self.rollout = rollout
-        self.rollout_steps = rollout_steps
-        self.avoid_curse = avoid_curse
+        self.rollout, self.rollout_steps, self.avoid_curse = rollout, rollout_steps, avoid_curse
         self.weights: HeuristicWeights = resolve_weights(None)
         self.last_profile: dict[str, float] | None = None
-        self.module = _native_module()
+        self.module = native_search()
         self._network = native_network(policy)
-        self._native_weights = self.module.HeuristicWeights(self.weights.to_dict())
-
-    @staticmethod
-    def check_params(**params: Any) -> None:
-        """One-line ``ValueError`` unless ``params`` (any of the constructor's keywords but
-        ``policy``) are valid; MCTSAgent checks its spec with it before loading a network."""
-        known = {"iterations", "seconds", "c_puct", "fpu_reduction", "root_noise",
-                 "noise_fraction", "temperature", "opponent_temperature", "rollout",
-                 "rollout_steps", "avoid_curse"}
-        unknown = sorted(set(params) - known)
-        if unknown:
-            raise ValueError(f"unknown network search parameter(s): {', '.join(unknown)}")
-        seconds = params.get("seconds")
-        if seconds is None:
-            iterations = params.get("iterations", 64)
-            if type(iterations) is not int or not 1 <= iterations <= MAX_ITERATIONS:
-                raise ValueError(f"iterations must be an integer in [1, {MAX_ITERATIONS}], "
-                                 f"got {iterations!r}")
-        else:
-            _number("seconds", seconds, 0.0, MAX_SECONDS, open_low=True)
-        bounds = {"c_puct": (0.0, None), "fpu_reduction": (-1.0, 1.0), "root_noise": (0.0, None),
-                  "noise_fraction": (0.0, 1.0), "temperature": (0.0, None),
-                  "opponent_temperature": (0.0, None)}
-        for name, (low, high) in bounds.items():
-            if name in params:
-                _number(name, params[name], low, high)
-        rollout = params.get("rollout", "none")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {', '.join(map(repr, ROLLOUTS))}, "
-                             f"got {rollout!r}")
-        steps = params.get("rollout_steps", 0)
-        if type(steps) is not int or not 0 <= steps <= 100_000:
-            raise ValueError(f"rollout_steps must be an integer in [0, 100000], got {steps!r}")
-        if type(params.get("avoid_curse", True)) is not bool:
-            raise ValueError(f"avoid_curse must be True or False, got "
-                             f"{params['avoid_curse']!r}")
+        self._native_weights = native_weights(self.weights)
 
     def params(self) -> dict[str, Any]:
         """The native search's parameters (``netmcts_search``)."""
-        out: dict[str, Any] = {
-            "c_puct": self.c_puct, "fpu_reduction": self.fpu_reduction,
-            "root_noise": self.root_noise, "noise_fraction": self.noise_fraction,
-            "temperature": self.temperature, "opponent_temperature": self.opponent_temperature,
-            "rollout": self.rollout, "rollout_steps": self.rollout_steps,
-            "avoid_curse": self.avoid_curse,
-        }
-        if self.seconds is None:
-            out["iterations"] = self.iterations
-        else:
-            out["seconds"] = self.seconds
-        return out
+        keys = [key for key in SEARCH_PARAMS if key not in ("iterations", "seconds")]
+        return {**{key: getattr(self, key) for key in keys},
+                **budget(self.iterations, self.seconds)}
 
     def run(self, game: Game, seat: int, seed: int, legal: list[int] | None = None,
             profile: bool = False) -> SearchResult:
@@ -271,21 +209,26 @@ class NetworkSearch:
 
 # Loaded policies by path, for MCTSAgent(policy="network"): one NumpyPolicy per file.
 _POLICIES: dict[str, NumpyPolicy] = {}
+#: Policies kept loaded per process (each snapshot of a 4-player network is about 1 MB).
+MAX_CACHED_POLICIES = 64
 _LOCK = threading.Lock()
 
 
 def cached_policy(path: str) -> NumpyPolicy:
     """The policy file at ``path`` through :func:`load_policy` (so a hostile file is one
-    :class:`PolicyFileError` line), loaded once per path."""
+    :class:`PolicyFileError` line), loaded once per path.  The cache is bounded: a long
+    self-play run keeps adding snapshots to its pool and drops old ones."""
     from zavandor_env.agents.policy_file import load_policy
 
     with _LOCK:
         policy = _POLICIES.get(path)
         if policy is None:
+            if len(_POLICIES) >= MAX_CACHED_POLICIES:
+                _POLICIES.clear()
             policy = load_policy(path, obs_dim=OBS_SIZE, num_actions=NUM_ACTIONS)
             _POLICIES[path] = policy
         return policy
 
 
-__all__ = ["DEFAULT_NET", "MAX_ITERATIONS", "MAX_SECONDS", "ROLLOUTS", "NetworkSearch",
-           "SearchResult", "cached_policy"]
+__all__ = ["DEFAULT_NET", "MAX_ITERATIONS", "MAX_SECONDS", "ROLLOUTS", "SEARCH_PARAMS",
+           "NetworkSearch", "SearchResult", "cached_policy"]

@@ -14,12 +14,12 @@ leaves room for a long learning curve after that.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from zavandor_env.agents.heuristic import HeuristicAgent, HeuristicWeights
+from zavandor_env.agents.spec_params import check_agent_params
 from zavandor_env.engine.state import Phase
 from zavandor_env.engine.view import PlayerView
 
@@ -41,26 +41,15 @@ class NoviceAgent(HeuristicAgent):
 
     name = "novice"
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        blunder: float = DEFAULT_BLUNDER,
-        weights: HeuristicWeights | Mapping[str, Any] | None = None,
-        config: str | Path | None = None,
-        engine: str | None = None,
-    ) -> None:
-        if (isinstance(blunder, bool) or not isinstance(blunder, (int, float))
-                or not math.isfinite(blunder) or not 0.0 <= blunder <= 1.0):
-            raise ValueError(f"blunder must be a probability in [0, 1], got {blunder!r}")
+    def __init__(self, seed: int | None = None, blunder: float = DEFAULT_BLUNDER,
+                 weights: HeuristicWeights | Mapping[str, Any] | None = None,
+                 config: str | Path | None = None, engine: str | None = None) -> None:
+        check_agent_params("novice", {"blunder": blunder})
         super().__init__(seed, weights, config, engine)
         self.blunder = float(blunder)
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         # The lapse is drawn here, from the agent's own generator (the heuristic draws
         # nothing); drawn first, so the native valuation is skipped when it happens.
         core = view.native_core  # its phase, so a native view copies no state for it

@@ -66,12 +66,8 @@ class OnePlyAgent(Agent):
 
     name = "one_ply"
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         if len(legal_actions) == 1:  # nothing to choose: skip the work
             return legal_actions[0]
         # One full game consistent with what this seat knows (never the real hidden cards).

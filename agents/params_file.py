@@ -1,20 +1,12 @@
 """Checking an agent's parameters: its tunable numbers from a mapping or a YAML file (heuristic
-weights, planner parameters: schema dataclasses, see ``engine.schema``) and its on/off flags."""
+weights, planner parameters: schema dataclasses, see ``engine.schema``)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
-
-
-def check_flags(**flags: object) -> None:
-    """One-line ``ValueError`` for the first flag that is not a real boolean: an agent spec's
-    ``true``/``false`` are booleans, and a string such as ``"maybe"`` must not count as true."""
-    for name, value in flags.items():
-        if type(value) is not bool:
-            raise ValueError(f"{name} must be true or false, got {value!r}")
+from typing import Any, Self
 
 
 def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, Any]:
@@ -37,18 +29,43 @@ def read_yaml_section(path: str | Path, section: str, what: str) -> dict[str, An
     return body
 
 
-P = TypeVar("P")
+class ParamsFile:
+    """What a parameter dataclass (heuristic weights, planner parameters) shares: it is read
+    from a mapping or from section ``_SECTION`` of a YAML file (``_WHAT`` names it in
+    errors), and :meth:`resolve` fills given keys in over a file's values (by default the
+    shipped ``_DEFAULT``)."""
 
+    _SECTION = ""
+    _WHAT = ""
+    _DEFAULT = Path()
 
-def with_overrides(base: P, overrides: Mapping[str, Any] | None) -> P:
-    """``base`` (a parameter dataclass) with the keys of ``overrides`` replaced, checked as a
-    whole by its schema; ``base`` itself when there is nothing to override."""
-    if overrides is None:
-        return base
-    if not isinstance(overrides, Mapping):  # e.g. weights=abc from a spec string
-        raise ValueError(f"overrides of {type(base).__name__} must be a mapping of its "
-                         f"fields, got {type(overrides).__name__}")
-    if not overrides:
-        return base
-    changes = {str(key): value for key, value in overrides.items()}
-    return dataclasses.replace(base, **changes)  # type: ignore[type-var]
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Self:
+        return cls(**{str(key): value for key, value in data.items()})  # type: ignore[call-arg]
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Self:
+        return cls.from_mapping(read_yaml_section(path, cls._SECTION, cls._WHAT))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload, no-any-return]
+
+    @classmethod
+    def resolve(cls, given: Self | Mapping[str, Any] | None,
+                config: str | Path | None = None) -> Self:
+        """Full parameters: ``given`` itself, or the YAML file ``config``'s (default: the
+        shipped file, else the built-in defaults) with the keys of ``given`` overridden
+        (checked as a whole by the schema; a ``given`` that is no mapping is refused)."""
+        if isinstance(given, cls):
+            return given
+        if config is None and not cls._DEFAULT.exists():
+            base = cls()
+        else:  # the reader checks ``config``: text naming a regular file
+            base = cls.from_yaml(cls._DEFAULT if config is None else config)
+        if given is None:
+            return base
+        if not isinstance(given, Mapping):  # e.g. weights=abc from a spec string
+            raise ValueError(f"overrides of {cls.__name__} must be a mapping of its "
+                             f"fields, got {type(given).__name__}")
+        changes = {str(key): value for key, value in given.items()}
+        return dataclasses.replace(base, **changes) if changes else base  # type: ignore[type-var]

@@ -47,14 +47,14 @@ rule would freeze a druid that never raises Fire).  The agent never stalls for t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, field
+from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, Strict, field_validator
 
 from zavandor_env.agents.naive import ScriptedBot
-from zavandor_env.agents.params_file import read_yaml_section, with_overrides
+from zavandor_env.agents.params_file import ParamsFile
 from zavandor_env.engine.data import FIELD_NAMES, GEM_NAMES
 from zavandor_env.engine.native import core_module
 from zavandor_env.engine.schema import checked
@@ -66,8 +66,10 @@ DEFAULT_CONFIG = PACKAGE_DIR / "configs" / "agents" / "planner.yaml"
 
 
 @checked(ValueError, what="planner parameter")
-class PlannerParams:
+class PlannerParams(ParamsFile):
     """The planner's numbers (``configs/agents/planner.yaml``)."""
+
+    _SECTION, _WHAT, _DEFAULT = "params", "planner parameters", DEFAULT_CONFIG
 
     gem_cap: str = "sapphire"  # the best gem kind it buys
     knowledge_order: Annotated[list[str], Field(min_length=1)] = field(default_factory=lambda: [
@@ -112,30 +114,10 @@ class PlannerParams:
     def field_order(self) -> tuple[int, ...]:
         return tuple(FIELD_NAMES.index(f) for f in self.knowledge_order)
 
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> PlannerParams:
-        return cls(**{str(key): value for key, value in data.items()})
 
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> PlannerParams:
-        return cls.from_mapping(read_yaml_section(path, "params", "planner parameters"))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def resolve_params(params: PlannerParams | Mapping[str, Any] | None,
-                   config: str | Path | None = None) -> PlannerParams:
-    """Full parameters: ``params`` itself, or the YAML file's (default: the shipped
-    ``planner.yaml``, else the built-in defaults) with the given keys overridden."""
-    if isinstance(params, PlannerParams):
-        return params
-    if config is not None:  # checked by the reader: text naming a regular file
-        base = PlannerParams.from_yaml(config)
-    else:
-        base = PlannerParams.from_yaml(DEFAULT_CONFIG) if DEFAULT_CONFIG.exists() \
-            else PlannerParams()
-    return with_overrides(base, params)
+#: Full parameters: given ones, or a file's (default: the shipped ``planner.yaml``) with given
+#: keys overridden.
+resolve_params = PlannerParams.resolve
 
 
 def native_planner_params(params: PlannerParams) -> Any:

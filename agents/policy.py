@@ -36,30 +36,27 @@ import numpy as np
 
 from zavandor_env.agents.base import Agent
 from zavandor_env.agents.mcts import curse_free
-from zavandor_env.agents.params_file import check_flags
+from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError, load_policy
+from zavandor_env.agents.spec_params import check_agent_params
+from zavandor_env.encoding.observation import OBS_SIZE
+from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
 from zavandor_env.engine.state import Phase
 from zavandor_env.engine.view import PlayerView
 from zavandor_env.extras import install_command
-from zavandor_env.io.params import ParamError, regular_file
+from zavandor_env.io.params import ParamError, one_line, regular_file
 from zavandor_env.resources import data_path
 
 #: Decisions where a bid or an auction opening can be chosen (what avoid_curse filters).
 _AUCTION_PHASES = (Phase.TURN, Phase.BID)
 
 
-class PolicyLoadError(ValueError):
-    """A policy file is missing, unreadable, refused, or does not fit the environment."""
+#: A policy file is missing, unreadable, refused, or does not fit the environment: the policy
+#: files' error, under the name this module always gave it.
+PolicyLoadError = PolicyFileError
 
 
 class PickleLoadWarning(UserWarning):
     """An SB3 ``.zip`` checkpoint is being unpickled (it can run code from the file)."""
-
-
-def _env_sizes() -> tuple[int, int]:
-    from zavandor_env.encoding.observation import OBS_SIZE
-    from zavandor_env.engine.actions import NUM_ACTIONS
-
-    return OBS_SIZE, NUM_ACTIONS
 
 
 #: How many of the most probable actions :meth:`PolicyAgent.explain` reports.
@@ -70,7 +67,9 @@ class PolicyAgent(Agent):
     """A trained policy as an agent (see the module docstring).
 
     Args:
-        path: ``.npz`` (weights-only) or ``.zip`` (MaskablePPO, needs ``trust_pickle``) file.
+        path: ``.npz`` (weights-only) or ``.zip`` (MaskablePPO, needs ``trust_pickle``) file,
+            or a network already in memory (a :class:`NumpyPolicy`: a pool snapshot, the
+            learner in evaluation).
         seed: seeds sampling when ``deterministic`` is false.
         deterministic: play the most probable legal action (default) instead of sampling.
         device: torch device for SB3 checkpoints.
@@ -91,47 +90,42 @@ class PolicyAgent(Agent):
     needs_observation = True
     name = "policy"
 
-    def __init__(
-        self,
-        path: str | Path,
-        seed: int | None = None,
-        deterministic: bool = True,
-        device: str = "cpu",
-        trust_pickle: bool = False,
-        avoid_curse: bool = True,
-    ) -> None:
+    def __init__(self, path: str | Path | NumpyPolicy, seed: int | None = None,
+                 deterministic: bool = True, device: str = "cpu", trust_pickle: bool = False,
+                 avoid_curse: bool = True) -> None:
         super().__init__(seed)
-        self.avoid_curse = avoid_curse
         if type(trust_pickle) is not bool:  # a YAML "maybe" must not count as consent
             raise PolicyLoadError(f"trust_pickle must be true or false, got {trust_pickle!r}")
-        check_flags(deterministic=deterministic, avoid_curse=avoid_curse)
+        check_agent_params("policy", {"deterministic": deterministic, "avoid_curse": avoid_curse})
+        self.deterministic, self.avoid_curse = deterministic, avoid_curse
+        self._model: Any = None
+        self._numpy: NumpyPolicy | None = None
+        if isinstance(path, NumpyPolicy):  # a network in memory (a pool snapshot, a learner)
+            self._numpy = path
+        else:
+            self._load(path, device, trust_pickle)
+        self._np_rng = np.random.default_rng(seed)
+        self._last: tuple[Any, Any] | None = None  # (observation, mask) of the last decision
+
+    def _load(self, path: str | Path, device: str, trust_pickle: bool) -> None:
+        """Read the policy file at ``path`` (see the class docstring)."""
         try:  # text naming a regular file (an integer would be read as a file descriptor)
             self.path = regular_file(path, what="policy file", resolve=data_path)
         except ParamError as exc:
             raise PolicyLoadError(str(exc)) from None
-        self.deterministic = deterministic
-        obs_dim, num_actions = _env_sizes()
         suffix = self.path.suffix.lower()
         if suffix == ".zip":
             if not trust_pickle:
                 raise PolicyLoadError(_refused_zip_message(self.path))
-            warnings.warn(
-                f"loading SB3 checkpoint {str(self.path)!r} unpickles objects from the file, "
-                "which can run arbitrary code; do this only for files you trust",
-                PickleLoadWarning,
-                stacklevel=2,
-            )
-            self._model = _load_sb3(self.path, obs_dim, num_actions, device)
-            self._numpy = None
+            warnings.warn(f"loading SB3 checkpoint {str(self.path)!r} unpickles objects from the "
+                          "file, which can run arbitrary code; do this only for files you trust",
+                          PickleLoadWarning, stacklevel=3)
+            self._model = _load_sb3(self.path, device)
         elif suffix == ".npz":
-            self._model = None
-            self._numpy = _load_numpy(self.path, obs_dim, num_actions)
+            self._numpy = load_policy(self.path, obs_dim=OBS_SIZE, num_actions=NUM_ACTIONS)
         else:
-            raise PolicyLoadError(
-                f"{str(self.path)!r}: expected a weights-only .npz or a MaskablePPO .zip policy"
-            )
-        self._np_rng = np.random.default_rng(seed)
-        self._last: tuple[Any, Any] | None = None  # (observation, mask) of the last decision
+            raise PolicyLoadError(f"{str(self.path)!r}: expected a weights-only .npz or a "
+                                  "MaskablePPO .zip policy")
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         super().reset(seat, num_players, seed)
@@ -139,12 +133,8 @@ class PolicyAgent(Agent):
         if seed is not None:
             self._np_rng = np.random.default_rng(seed)
 
-    def act(
-        self,
-        observation: dict[str, Any] | None,
-        view: PlayerView,
-        legal_actions: Sequence[int],
-    ) -> int:
+    def act(self, observation: dict[str, Any] | None, view: PlayerView,
+            legal_actions: Sequence[int]) -> int:
         if observation is None:
             raise ValueError("PolicyAgent needs the encoded observation (needs_observation)")
         obs = observation["observation"]
@@ -181,8 +171,6 @@ class PolicyAgent(Agent):
         """
         if self._last is None:
             return None
-        from zavandor_env.engine.actions import ACTION_NAMES
-
         obs, mask = self._last
         if self._numpy is not None:
             probs = self._numpy.probabilities(obs, mask)
@@ -215,16 +203,14 @@ def _sb3_explain(model: Any, obs: Any, mask: Any) -> tuple[Any, float]:
 def _refused_zip_message(path: Path) -> str:
     """One line: why a ``.zip`` is refused and the two ways forward."""
     name = str(path)
-    return (
-        f"refusing to load {name!r}: an SB3 .zip checkpoint is unpickled on load and can run "
-        f"arbitrary code; use a weights-only .npz instead (convert without unpickling: "
-        f"python -m zavandor_env.train.ppo.export {name}), or, for a file you trust, opt in with "
-        f"--trust-pickle on the command line (zavandor eval/play/scorecard) or "
-        f"PolicyAgent(..., trust_pickle=True) in Python"
-    )
+    return (f"refusing to load {name!r}: an SB3 .zip checkpoint is unpickled on load and can run "
+            f"arbitrary code; use a weights-only .npz instead (convert without unpickling: "
+            f"python -m zavandor_env.train.ppo.export {name}), or, for a file you trust, opt in "
+            f"with --trust-pickle on the command line (zavandor eval/play/scorecard) or "
+            f"PolicyAgent(..., trust_pickle=True) in Python")
 
 
-def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
+def _load_sb3(path: Path, device: str) -> Any:
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
@@ -234,29 +220,16 @@ def _load_sb3(path: Path, obs_dim: int, num_actions: int, device: str) -> Any:
     try:
         model = MaskablePPO.load(str(path), device=device)
     except Exception as exc:  # noqa: BLE001 -- zipfile, pickle, KeyError...: "not a checkpoint"
-        detail = " ".join(str(exc).split())  # one line, whatever the library wrote
+        detail = one_line(exc)  # one line, whatever the library wrote
         raise PolicyLoadError(
             f"{str(path)!r} is not a readable MaskablePPO checkpoint: "
             f"{type(exc).__name__}: {detail}"
         ) from None
     obs_shape = getattr(model.observation_space, "shape", None)
     n = getattr(model.action_space, "n", None)
-    if obs_shape != (obs_dim,):
-        raise PolicyLoadError(
-            f"{str(path)!r} expects observations of shape {obs_shape}, "
-            f"the environment gives ({obs_dim},)"
-        )
-    if n != num_actions:
-        raise PolicyLoadError(
-            f"{str(path)!r} has {n} actions, the environment has {num_actions}"
-        )
+    if obs_shape != (OBS_SIZE,):
+        raise PolicyLoadError(f"{str(path)!r} expects observations of shape {obs_shape}, "
+                              f"the environment gives ({OBS_SIZE},)")
+    if n != NUM_ACTIONS:
+        raise PolicyLoadError(f"{str(path)!r} has {n} actions, the environment has {NUM_ACTIONS}")
     return model
-
-
-def _load_numpy(path: Path, obs_dim: int, num_actions: int) -> Any:
-    from zavandor_env.agents.policy_file import PolicyFileError, load_policy
-
-    try:
-        return load_policy(path, obs_dim=obs_dim, num_actions=num_actions)
-    except PolicyFileError as exc:
-        raise PolicyLoadError(str(exc)) from None

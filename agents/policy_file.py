@@ -70,7 +70,7 @@ from zavandor_env.io.files import (
     parse_json,
     write_atomic,
 )
-from zavandor_env.io.params import ParamError, regular_file
+from zavandor_env.io.params import ParamError, one_line, regular_file
 
 FORMAT = "zavandor-policy"
 VERSION = 1
@@ -188,11 +188,10 @@ def native_network(policy: NumpyPolicy) -> Any:
     """
     from zavandor_env.engine import native
 
-    value_weights = policy.value_weights if policy.has_value else None
-    value_biases = policy.value_biases if policy.has_value else None
+    critic = (policy.value_weights, policy.value_biases) if policy.has_value else (None, None)
     try:
         return native.core_module().Network(policy.weights, policy.biases, policy.activation,
-                              value_weights, value_biases)
+                                            *critic)
     except ValueError as exc:
         raise PolicyFileError(f"the native network refused the policy: {exc}") from None
 
@@ -210,16 +209,11 @@ def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None =
     if path.suffix != SUFFIX:
         path = path.with_suffix(SUFFIX)
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "obs_dim": policy.obs_dim,
-        "num_actions": policy.num_actions,
-        "activation": policy.activation,
-        "hidden": [int(w.shape[0]) for w in policy.weights[:-1]],
-        FINGERPRINT_KEY: fingerprint or policy.fingerprint or OBS_FINGERPRINT,
-        "info": policy.info,
-    }
+    meta = {"format": FORMAT, "version": VERSION, "obs_dim": policy.obs_dim,
+            "num_actions": policy.num_actions, "activation": policy.activation,
+            "hidden": [int(w.shape[0]) for w in policy.weights[:-1]],
+            FINGERPRINT_KEY: fingerprint or policy.fingerprint or OBS_FINGERPRINT,
+            "info": policy.info}
     nets = [("hidden", "action", policy.weights, policy.biases)]
     if policy.has_value:
         vw, vb = policy.value_weights or [], policy.value_biases or []
@@ -238,12 +232,8 @@ def save_policy(policy: NumpyPolicy, path: str | Path, fingerprint: str | None =
 
 
 # ---- reading --------------------------------------------------------------------------------
-def load_policy(
-    path: str | Path,
-    obs_dim: int | None = None,
-    num_actions: int | None = None,
-    fingerprint: str | None = OBS_FINGERPRINT,
-) -> NumpyPolicy:
+def load_policy(path: str | Path, obs_dim: int | None = None, num_actions: int | None = None,
+                fingerprint: str | None = OBS_FINGERPRINT) -> NumpyPolicy:
     """Read a weights-only policy and check it fits this environment.
 
     Args:
@@ -298,7 +288,7 @@ def _read(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
             entries = _checked_entries(archive)
             arrays = {key: _read_array(archive, info, key) for key, info in entries.items()}
     except Exception as exc:  # noqa: BLE001 -- zipfile, ValueError, OSError...: all "unreadable"
-        message = " ".join(str(exc).split())  # one line, whatever the library wrote
+        message = one_line(exc)  # one line, whatever the library wrote
         raise PolicyFileError(f"policy file {name} is not a readable .npz: {message}") from None
     meta_array = arrays.pop(META, None)
     if meta_array is None or meta_array.dtype.kind != "U" or meta_array.shape != ():
@@ -343,12 +333,11 @@ def _read_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo, key: str) -> np
     declared size, so a lying directory cannot make it read more)."""
     with archive.open(info) as fh:
         version = npy.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = npy.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dtype = npy.read_array_header_2_0(fh)
-        else:
+        if version not in ((1, 0), (2, 0)):
             raise ValueError(f"array {key!r} has .npy format {version}, not 1.0 or 2.0")
+        read_header = (npy.read_array_header_1_0 if version == (1, 0)
+                       else npy.read_array_header_2_0)
+        shape, fortran, dtype = read_header(fh)
         if dtype.hasobject:  # reading it would unpickle (run code from the file)
             raise ValueError(f"array {key!r} holds Python objects, which are never unpickled")
         nbytes = math.prod(shape) * dtype.itemsize

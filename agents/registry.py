@@ -32,16 +32,16 @@ with the :class:`AgentSpec` (to worker processes too) and reaches only agents th
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
+from inspect import signature
 from typing import Any
 
 from zavandor_env.agents.base import Agent
 from zavandor_env.agents.spec_params import check_agent_params
-from zavandor_env.io.params import shown
+from zavandor_env.io.params import one_line, shown
 
 
 class AgentSpecError(ValueError):
@@ -89,30 +89,23 @@ def _factory(path: str) -> Callable[..., Agent]:
     def build(**kw: Any) -> Agent:
         return _load(path)(**kw)
 
-    build.agent_class_path = path  # type: ignore[attr-defined]  # read by known_parameters
+    build.agent_class_path = path  # type: ignore[attr-defined]  # read by _takes
     return build
 
 
 REGISTRY: dict[str, Callable[..., Agent]] = {name: _factory(p) for name, p in _CLASSES.items()}
 
 
-def known_parameters(agent: str) -> list[str] | None:
-    """The keyword parameters agent ``agent`` accepts, or None when it takes any."""
+def _agent_class(agent: str) -> Callable[..., Any]:
+    """The class agent ``agent`` builds (its factory when it has no class path)."""
     factory = REGISTRY[agent]
     path = getattr(factory, "agent_class_path", None)
-    target: Callable[..., Any] = _load(path) if path else factory
-    params = inspect.signature(target).parameters.values()
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        return None
-    return sorted(p.name for p in params
-                  if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                inspect.Parameter.KEYWORD_ONLY))
+    return _load(path) if path else factory
 
 
 def is_interactive(agent: str) -> bool:
     """Whether the agent asks a person (so it needs this process's terminal)."""
-    path = getattr(REGISTRY[agent], "agent_class_path", None)
-    return bool(path and getattr(_load(path), "interactive", False))
+    return bool(getattr(_agent_class(agent), "interactive", False))
 
 
 @dataclass(frozen=True)
@@ -137,18 +130,9 @@ class AgentSpec:
         if type(self.trust_pickle) is not bool:  # consent is True, not something truthy
             raise AgentSpecError(f"trust_pickle must be True or False, got {self.trust_pickle!r}")
         if self.agent not in REGISTRY:
-            raise AgentSpecError(
-                f"unknown agent {shown(self.agent)}; known agents: {', '.join(sorted(REGISTRY))}"
-            )
-        known = known_parameters(self.agent)
-        if known is not None:
-            for key in self.params:
-                if key not in known:
-                    raise AgentSpecError(
-                        f"bad parameters for agent {self.agent!r}: unknown key {shown(key)}; "
-                        f"known keys: {', '.join(known)}"
-                    )
-        try:  # each value's type and range, declared in agents/spec_params.py
+            raise AgentSpecError(f"unknown agent {shown(self.agent)}; known agents: "
+                                 f"{', '.join(sorted(REGISTRY))}")
+        try:  # each key, and its value's type and range, declared in agents/spec_params.py
             check_agent_params(self.agent, self.params)
         except ValueError as exc:
             raise AgentSpecError(str(exc)) from None
@@ -172,12 +156,12 @@ class AgentSpec:
         ``trust_pickle`` reaches it only when it takes that parameter."""
         params = dict(self.params)
         params.setdefault("seed", seed)
-        if self.trust_pickle and TRUST_PICKLE in (known_parameters(self.agent) or ()):
+        if self.trust_pickle and TRUST_PICKLE in signature(_agent_class(self.agent)).parameters:
             params[TRUST_PICKLE] = True
         try:
             agent = REGISTRY[self.agent](**params)
         except TypeError as exc:  # a value of the wrong type deep in the constructor
-            detail = " ".join(str(exc).split())
+            detail = one_line(exc)
             raise AgentSpecError(f"bad parameters for agent {self.agent!r}: {detail}") from None
         agent.name = self.label
         return agent
@@ -220,11 +204,6 @@ def parse_spec(spec: str | Mapping[str, Any], *, trust_pickle: bool = False) -> 
     """An :class:`AgentSpec` from ``"name:key=value,..."`` or a YAML mapping; ``trust_pickle``
     is the caller's consent to unpickling (never read from ``spec``: see the module
     docstring)."""
-    parsed = _parse(spec)
-    return parsed if trust_pickle is False else parsed.trusting(trust_pickle)
-
-
-def _parse(spec: str | Mapping[str, Any]) -> AgentSpec:
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"agent", "params", "label"}
         if unknown or "agent" not in spec:
@@ -239,7 +218,7 @@ def _parse(spec: str | Mapping[str, Any]) -> AgentSpec:
         if not isinstance(spec["agent"], str) or not isinstance(label, str):
             raise AgentSpecError(f"an agent entry's 'agent' and 'label' must be text, got "
                                  f"{shown(spec['agent'])} and {shown(label)}")
-        return AgentSpec(spec["agent"], dict(params), label)
+        return AgentSpec(spec["agent"], dict(params), label, trust_pickle)
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec must be a non-empty string, got {shown(spec)}")
     name, _, rest = spec.strip().partition(":")
@@ -250,14 +229,13 @@ def _parse(spec: str | Mapping[str, Any]) -> AgentSpec:
             key, eq, value = item.partition("=")
             key = key.strip()
             if not eq or not key:
-                raise AgentSpecError(
-                    f"bad agent parameter {shown(item)} in {shown(spec)} (want key=value)"
-                )
+                raise AgentSpecError(f"bad agent parameter {shown(item)} in {shown(spec)} "
+                                     "(want key=value)")
             if key == "label":
                 label = value.strip()
             else:
                 parsed[key] = parse_value(value)
-    return AgentSpec(name.strip(), parsed, label)
+    return AgentSpec(name.strip(), parsed, label, trust_pickle)
 
 
 def make_agent(spec: str | Mapping[str, Any], seed: int | None = None, *,

@@ -18,6 +18,7 @@ constructors' signatures, so a new parameter cannot go undeclared.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable
 from functools import cache
@@ -37,6 +38,7 @@ from zavandor_env.io.params import (
     Text,
     check_params,
 )
+from zavandor_env.resources import data_path
 
 #: A spec's seed: what NumPy's generators and the native core take.
 SEED = Int(low=0, high=limits.MAX_SEED, optional=True)
@@ -44,29 +46,13 @@ SEED = Int(low=0, high=limits.MAX_SEED, optional=True)
 MAX_ROUNDS = 1_000
 #: Tree edges of one IS-MCTS iteration (0: unlimited); an int the C++ search takes.
 MAX_TREE_DEPTH = 10_000
-#: Decisions of one network-search rollout (agents/netsearch.py's bound).
-MAX_ROLLOUT_STEPS = 100_000
-
-
-def _yaml_file(what: str) -> FilePath:
-    return FilePath(what=what, optional=True)
-
-
-def _policy_path(text: str) -> Any:
-    from zavandor_env.resources import data_path
-
-    return data_path(text)
 
 
 #: The values the removed ``engine`` parameter took (heuristic, novice, mcts): saved specs
 #: that name one keep working, the value ignored (:func:`drop_engine`).
 OLD_ENGINES = ("auto", "native", "python")
+_ENGINE = Choice(options=OLD_ENGINES, optional=True)
 _engine_warned = False
-
-
-def _engine() -> Choice:
-    """The removed ``engine`` parameter: one of its old values, or None."""
-    return Choice(options=OLD_ENGINES, optional=True)
 
 
 def drop_engine(agent: str, engine: object) -> None:
@@ -92,21 +78,22 @@ def _weights() -> Table:
 
 
 def _heuristic() -> dict[str, Param]:
-    return {"seed": SEED, "weights": _weights(), "engine": _engine(),
-            "config": _yaml_file("heuristic weights file")}
+    return {"seed": SEED, "weights": _weights(), "engine": _ENGINE,
+            "config": FilePath(what="heuristic weights file", optional=True)}
 
 
 def _planner() -> dict[str, Param]:
     from zavandor_env.agents.planner import PlannerParams, resolve_params
 
-    return {"seed": SEED, "config": _yaml_file("planner parameters file"),
+    return {"seed": SEED, "config": FilePath(what="planner parameters file", optional=True),
             "params": Table(what="planner parameters", types=(PlannerParams,),
                             validate=resolve_params, optional=True)}
 
 
 def _mcts() -> dict[str, Param]:
     from zavandor_env.agents.mcts import POLICIES as scripted
-    from zavandor_env.agents.netsearch import ROLLOUTS
+    from zavandor_env.agents.mcts import ROLLOUTS
+    from zavandor_env.agents.netsearch import SEARCH_PARAMS
 
     budget = Int(low=1, high=limits.MAX_SEARCH_ITERATIONS)
     finite = Number(low=0.0)
@@ -120,25 +107,24 @@ def _mcts() -> dict[str, Param]:
         "c": finite, "prior_weight": finite,
         "eval_scale": Number(low=0.0, open_low=True),
         "search_all": Flag(), "avoid_curse": Flag(), "no_ruin": Flag(optional=True),
-        "weights": _weights(), "engine": _engine(),
+        "weights": _weights(), "engine": _ENGINE,
         "algorithm": Choice(options=("flat", "tree")),
         "switch_z": finite,
         "min_pairs": Int(low=0, high=limits.MAX_SEARCH_ITERATIONS),
         "opponent_model": Choice(options=("search", "policy", "heuristic")),
         "max_depth": Int(low=0, high=MAX_TREE_DEPTH),
         "policy": Choice(options=(*scripted, "network")),
-        "net": FilePath(what="policy file", resolve=_policy_path, optional=True),
-        "c_puct": Number(low=0.0, optional=True),
-        "opponent_temperature": Number(low=0.0, optional=True),
-        "fpu_reduction": Number(low=-1.0, high=1.0, optional=True),
-        "rollout_steps": Int(low=0, high=MAX_ROLLOUT_STEPS, optional=True),
+        "net": FilePath(what="policy file", resolve=data_path, optional=True),
+        # the network search's own, None for its defaults
+        **{key: dataclasses.replace(SEARCH_PARAMS[key], optional=True)
+           for key in ("c_puct", "opponent_temperature", "fpu_reduction", "rollout_steps")},
     }
 
 
 def _policy() -> dict[str, Param]:
     return {
         "seed": SEED,
-        "path": FilePath(what="policy file", resolve=_policy_path),
+        "path": FilePath(what="policy file", resolve=data_path),
         "deterministic": Flag(), "avoid_curse": Flag(),
         "device": Text(pattern=r"[a-z]{2,16}(:[0-9]{1,3})?", what="a torch device (cpu, cuda:0)"),
     }

@@ -34,20 +34,6 @@ DESCRIPTION = (
     "Ctrl-C saves a checkpoint and prints the command that resumes.")
 
 
-def shipped_configs() -> list[tuple[str, str]]:
-    """(file name, one-line description) of every training config shipped in the package's
-    ``configs`` folder, the description taken from the file's header comment."""
-    from zavandor_env.resources import PACKAGE_DIR
-
-    found = []
-    for path in sorted((PACKAGE_DIR / "configs").glob("*.yaml")):
-        try:
-            found.append((path.name, _header_summary(path)))
-        except (OSError, UnicodeDecodeError):
-            continue  # an unreadable file is no shipped config to offer
-    return found
-
-
 def _header_summary(path: Path, width: int = 60) -> str:
     """The first phrase of a config's leading comment: its text up to the first ':', '(',
     ';' or sentence end, cut to ``width`` characters."""
@@ -65,8 +51,16 @@ def _header_summary(path: Path, width: int = 60) -> str:
 
 
 def epilog() -> str:
-    """The shipped configs and examples, shown after the options of ``zavandor train --help``."""
-    configs = [f"  configs/{name:24s} {summary}" for name, summary in shipped_configs()]
+    """The shipped configs (each with the first phrase of its header comment) and examples,
+    shown after the options of ``zavandor train --help``."""
+    from zavandor_env.resources import PACKAGE_DIR
+
+    configs = []
+    for path in sorted((PACKAGE_DIR / "configs").glob("*.yaml")):
+        try:
+            configs.append(f"  configs/{path.name:24s} {_header_summary(path)}")
+        except (OSError, UnicodeDecodeError):
+            continue  # an unreadable file is no shipped config to offer
     return "\n".join([
         "shipped configs (--config configs/NAME.yaml; from any folder):", *configs, "",
         "examples:",
@@ -109,12 +103,15 @@ def short_config_error(message: str, overrides: list[str]) -> str:
 
     from zavandor_env.train.config import config_keys
 
+    def did_you_mean(word: str, known: list[str]) -> str | None:
+        near = difflib.get_close_matches(word, known, n=3, cutoff=0.6)
+        return f"did you mean {' or '.join(repr(k) for k in near)}?" if near else None
+
     nested = re.match(r"(.*unknown [\w ]*key '([^']+)')(?: \(did you mean [^)]*\))?; known: (.+)$",
                       message)
     if nested is not None:  # a key inside a mapping (--set game.max_round=40): its own keys
-        near = difflib.get_close_matches(nested[2], nested[3].split(", "), n=3, cutoff=0.6)
-        return nested[1] + (f"; did you mean {' or '.join(repr(k) for k in near)}?"
-                            if near else f"; known: {nested[3]}")
+        return f"{nested[1]}; " + (did_you_mean(nested[2], nested[3].split(", "))
+                                   or f"known: {nested[3]}")
     match = re.match(r"unknown config key '([^']+)'.*? in (.+?); known keys", message)
     if match is None:
         return message
@@ -122,9 +119,7 @@ def short_config_error(message: str, overrides: list[str]) -> str:
     given = next((f"--set {item}" for item in overrides
                   if item.partition("=")[0].strip().partition(".")[0] == key),
                  match[2].split(" + ")[0])
-    near = difflib.get_close_matches(key, config_keys(), n=3, cutoff=0.6)
-    hint = (f"did you mean {' or '.join(repr(k) for k in near)}?" if near else
-            "configs/README.md lists every key")
+    hint = did_you_mean(key, config_keys()) or "configs/README.md lists every key"
     return f"unknown config key {key!r} in {given}; {hint}"
 
 
@@ -158,7 +153,6 @@ def _run(args: argparse.Namespace) -> int:
         overrides.append("progress_bar=false")
     if args.resume is not None and args.config is not None:
         return _error("--resume uses the run's own config.yaml; drop --config")
-    address = getattr(args, "address", None)
     try:
         if args.resume is None:
             path = args.config if args.config is not None else default_config_path()
@@ -170,7 +164,7 @@ def _run(args: argparse.Namespace) -> int:
             cfg = None
             trainer = load_run_config(Path(args.resume), overrides).trainer
             print(f"run folder: {args.resume} (resuming)", flush=True)  # a new one: once made
-        train = _trainer(trainer, address)
+        train = _trainer(trainer, args.address)
         run_dir = train(cfg, resume=args.resume, overrides=overrides if args.resume else None)
     except TrainConfigError as exc:
         return _error(short_config_error(str(exc), overrides))

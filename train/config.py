@@ -20,7 +20,7 @@ import json
 import sys
 from dataclasses import field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import Field
@@ -60,7 +60,6 @@ __all__ = ["SNAPSHOT", "TrainConfig", "TrainConfigError", "check_agent_spec", "l
 #: The trainers: MaskablePPO in this process, expert iteration (the network-guided search
 #: plays, the network learns its moves) or RLlib PPO on Ray.
 Trainer = Literal["ppo", "exit", "rllib"]
-TRAINERS: tuple[str, ...] = get_args(Trainer)
 Activation = Literal["tanh", "relu"]
 Reward = Literal["win", "rank", "vp_margin"]
 #: The environment's reward options, one typed field each (the environment defines them).
@@ -278,8 +277,6 @@ def check_run(cfg: TrainConfig) -> None:
 # ---- the keys of configs written before the sections ----------------------------------------
 #: Keys of configs written before the typed fields (run folders keep their config.yaml).
 _REPLACED_KEYS = ("env_kwargs", "heuristic_kwargs")
-#: The old ``backend`` key's values: it named the trainer.
-_OLD_TRAINERS = {"sb3": "ppo", "exit": "exit", "rllib": "rllib"}
 #: Optimizer keys both the ppo and the exit sections have: a flat one is the trainer's.
 _SHARED_KEYS = ("learning_rate", "batch_size", "n_epochs", "max_grad_norm", "vf_coef")
 
@@ -301,7 +298,7 @@ def old_key_path(key: str, trainer: str) -> list[str] | None:
     return None
 
 
-def _deprecated(key: str, value: Any) -> None:
+def _deprecated_vec_env(value: Any) -> None:
     """The one runtime needs no engine choice: an old ``vec_env`` asking for Python games is
     said once and ignored (``auto`` and ``native`` are what runs anyway)."""
     if value not in ("auto", "native"):
@@ -310,8 +307,9 @@ def _deprecated(key: str, value: Any) -> None:
 
 
 def _old_trainer(value: Any) -> Any:
-    """The trainer an old ``backend`` value named (anything else is left to the check)."""
-    return _OLD_TRAINERS.get(value, value) if isinstance(value, str) else value
+    """The trainer an old ``backend`` value named (``sb3`` is ``ppo``; ``exit`` and ``rllib``
+    kept their names; anything else is left to the check)."""
+    return "ppo" if value == "sb3" else value
 
 
 def _trainer_of(data: dict[str, Any]) -> Any:
@@ -333,9 +331,9 @@ def normalize(data: dict[str, Any]) -> dict[str, Any]:
                 out["trainer"] = _old_trainer(value)
             continue
         if key == "vec_env":
-            _deprecated(key, value)
+            _deprecated_vec_env(value)
             continue
-        path = old_key_path(key, trainer) if key not in out else None
+        path = old_key_path(key, trainer)
         if path is None:
             out[key] = value
         else:
@@ -379,18 +377,7 @@ def default_value(key: str) -> Any:
     head, _, rest = key.partition(".")
     cls = SECTIONS[head] if rest else TrainConfig
     f = next(f for f in fields(cls) if f.name == (rest or head))
-    if f.default_factory is not dataclasses.MISSING:
-        return f.default_factory()
-    return f.default
-
-
-def field_docs() -> dict[str, str]:
-    """Config key -> its description (for ``--help`` and the README), from the schema."""
-    docs = {}
-    for prefix, cls in [("", TrainConfig), *((f"{n}.", c) for n, c in SECTIONS.items())]:
-        for name, info in vars(cls)["__pydantic_fields__"].items():
-            docs[prefix + name] = info.description or ""
-    return docs
+    return f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
 
 
 def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
@@ -474,17 +461,16 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             data["trainer"] = _old_trainer(value)
             continue
         if head == "vec_env":
-            _deprecated(head, value)
+            _deprecated_vec_env(value)
             continue
         *parents, last = _override_path(key, _trainer_of(data))
         node = data
         for depth, name in enumerate(parents):
-            child = node.get(name)
-            if not isinstance(child, dict):
-                child = dict(default_value(".".join(parents[:depth + 1])) or {}) \
-                    if ".".join(parents[:depth + 1]) in MAPPING_KEYS else {}
-            node[name] = child = dict(child)
-            node = child
+            where, child = ".".join(parents[:depth + 1]), node.get(name)
+            if not isinstance(child, dict):  # a mapping key starts from its default
+                child = default_value(where) if where in MAPPING_KEYS else {}
+            node[name] = dict(child)
+            node = node[name]
         node[last] = value
     return data
 

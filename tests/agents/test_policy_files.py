@@ -210,6 +210,20 @@ def test_npz_policy_loads_without_a_warning(tmp_path: Path) -> None:
         PolicyAgent(path)
 
 
+def test_a_policy_in_memory_plays_as_its_file_does(tmp_path: Path) -> None:
+    from zavandor_env.agents import play_game
+
+    policy = tiny_policy()
+    path = save_policy(policy, tmp_path / "p.npz")
+    moves: list[tuple[int, int]] = []
+    for source in (path, policy):
+        agents = [PolicyAgent(source, deterministic=False), PolicyAgent(path)]
+        play_game(agents, seed=5, on_decision=lambda game, seat, action: moves.append(
+            (seat, action)))
+    half = len(moves) // 2
+    assert moves[:half] == moves[half:] and half > 10
+
+
 def test_train_export_reexports_the_agents_layer_format() -> None:
     from zavandor_env.agents import policy_file
     from zavandor_env.train.ppo import export

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,12 @@ ROOT = Path(__file__).resolve().parents[2]
 needs_native = pytest.mark.skipif(not native_available(), reason="native core not built")
 
 
+def recorded_hash(text: str) -> str | None:
+    """The hash a header's text records of itself (``CONSTANTS_HASH``), or None."""
+    found = re.search(r'CONSTANTS_HASH\[\] = "([0-9a-f]+)";', text)
+    return found.group(1) if found else None
+
+
 def test_the_committed_header_is_what_the_generator_writes() -> None:
     stale = codegen.run(["header"], check=True)
     assert stale == [], f"{stale} stale: run `python -m zavandor_env.codegen` and rebuild"
@@ -39,15 +46,15 @@ def test_the_header_is_the_same_text_on_every_run() -> None:
 def test_the_native_core_was_built_from_the_current_header() -> None:
     from zavandor_env.engine import _native  # type: ignore[attr-defined]
 
-    assert _native.CONSTANTS_HASH == header.recorded_hash(header.render()), (
+    assert _native.CONSTANTS_HASH == recorded_hash(header.render()), (
         f"the native core was built from another constants header: rebuild it ({header.REBUILD})")
 
 
 def test_the_recorded_hash_is_the_hash_of_the_text_above_it() -> None:
     text = header.render()
     body = text[: text.index("// The hash of the text above")]
-    assert header.recorded_hash(text) == header.content_hash(body)
-    assert header.recorded_hash("no hash here") is None
+    assert recorded_hash(text) == header.content_hash(body)
+    assert recorded_hash("no hash here") is None
 
 
 def _fake_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
@@ -99,7 +106,7 @@ def test_a_rule_table_change_reaches_the_header(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(data, "LEVEL_COSTS", tuple(costs))
     text = header.render()
     assert "LEVEL_COSTS[6][4] = {{2, 4, 8, 16}, {3, 6, 12, 24}, {6, 10, 15, 20}," in text
-    assert header.recorded_hash(text) != header.recorded_hash(
+    assert recorded_hash(text) != recorded_hash(
         (ROOT / header.HEADER_PATH).read_text())
 
 
@@ -124,6 +131,13 @@ def test_an_option_type_the_native_core_cannot_take_is_refused(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _config_with(monkeypatch, "board", str, "classic")
     with pytest.raises(header.CodegenError, match=r"GameConfig\.board: the native core takes"):
+        header.render()
+
+
+def test_an_int_option_without_bounds_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The native core's bounds are the config's own Field(ge=..., le=...): none, no header.
+    _config_with(monkeypatch, "max_turns", int, 5)
+    with pytest.raises(header.CodegenError, match=r"GameConfig\.max_turns: .*bounded by ge"):
         header.render()
 
 

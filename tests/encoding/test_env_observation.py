@@ -8,9 +8,10 @@ from operator import mul
 import numpy as np
 import pytest
 
+from tests.encoding import observation_reference
+from tests.encoding.observation_reference import encode_reference, seat_slots
 from tests.policies import POLICIES
 from tests.tiers import players
-from zavandor_env.encoding import observation_reference
 from zavandor_env.encoding.observation import (
     OBS_FINGERPRINT,
     OBS_SIZE,
@@ -23,7 +24,6 @@ from zavandor_env.encoding.observation import (
     layout_entries,
     layout_fingerprint,
 )
-from zavandor_env.encoding.observation_reference import encode_reference, seat_slots
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.actions import ACTION_NAMES
 from zavandor_env.engine.data import (
@@ -60,7 +60,7 @@ def _mid_game(num_players: int, seed: int, decisions: int = 60) -> Game:
 
 
 def _encode(game: Game, seat: int) -> np.ndarray:
-    return ObservationEncoder().encode(game.state, seat)
+    return encode_reference(game.state, seat)
 
 
 @pytest.mark.parametrize("n", (2, 3, 4, 5, 6))

@@ -2,8 +2,9 @@
 
 At every decision of many seeded games (uniform, thrifty and heuristic play, 2-6 players,
 with and without overbidding) and for every seat, the native observation of the same state
-(``Core.from_state_dict(state.to_dict())``) must equal ``ObservationEncoder().encode`` exactly
-(``np.array_equal`` on the float32 vectors), its unscaled values ``ObservationEncoder().raw``,
+(``Core.from_state_dict(state.to_dict())``) must equal the Python reference's
+(``observation_reference.encode_reference``) exactly (``np.array_equal`` on the float32
+vectors), its unscaled values ``observation_reference.raw_values``,
 and the native action mask ``mask_array(game.legal_actions())``.
 """
 
@@ -20,6 +21,7 @@ _native = pytest.importorskip("zavandor_env.engine._native")
 if not hasattr(_native, "observe") or not hasattr(_native, "Core"):
     pytest.skip("the native module has no observation encoder", allow_module_level=True)
 
+from tests.encoding.observation_reference import encode_reference, raw_values  # noqa: E402
 from tests.policies import ThriftyPolicy, UniformPolicy  # noqa: E402
 from tests.tiers import players  # noqa: E402
 from zavandor_env.encoding.observation import (  # noqa: E402
@@ -27,7 +29,6 @@ from zavandor_env.encoding.observation import (  # noqa: E402
     OBS_BOUND,
     OBS_FINGERPRINT,
     OBS_SIZE,
-    ObservationEncoder,
     layout_entries,
     mask_array,
 )
@@ -51,8 +52,7 @@ class _Checker:
     """Compares native and Python observations of every seat, and the masks."""
 
     def __init__(self, raw: bool = False) -> None:
-        self.raw = raw  # also compare the unscaled values (observe_raw with encoder.raw)
-        self.encoder = ObservationEncoder()
+        self.raw = raw  # also compare the unscaled values (observe_raw with raw_values)
         self.out = np.empty(OBS_SIZE, np.float32)
         self.mask = np.empty(NUM_ACTIONS, np.int8)
         self.checked = 0
@@ -61,13 +61,13 @@ class _Checker:
         state = game.state
         core = _core(game)
         for seat in range(state.config.num_players):
-            expected = self.encoder.encode(state, seat)
+            expected = encode_reference(state, seat)
             self.out.fill(np.nan)
             _native.observe(core, seat, self.out)
             if not np.array_equal(self.out, expected):
                 self._explain(game, core, seat, where)
             if self.raw:
-                raw = np.asarray(self.encoder.raw(state, seat), dtype=np.float64)
+                raw = np.asarray(raw_values(state, seat), dtype=np.float64)
                 if not np.array_equal(_native.observe_raw(core, seat), raw):
                     self._explain(game, core, seat, where)
             self.checked += 1
@@ -78,14 +78,14 @@ class _Checker:
             f"{list(game.legal_actions())}")
 
     def _explain(self, game: Game, core, seat: int, where: str) -> None:
-        raw = np.asarray(self.encoder.raw(game.state, seat), dtype=np.float64)
+        raw = np.asarray(raw_values(game.state, seat), dtype=np.float64)
         native_raw = _native.observe_raw(core, seat)
         names = [name for name, size, _ in layout_entries() for _ in range(size)]
         bad = np.flatnonzero(raw != native_raw)
         details = [f"{names[i]}[{i}]: python {raw[i]!r} native {native_raw[i]!r}"
                    for i in bad[:8]]
         if not details:  # same raw values, different scaling
-            expected = self.encoder.encode(game.state, seat)
+            expected = encode_reference(game.state, seat)
             bad = np.flatnonzero(self.out != expected)
             details = [f"{names[i]}[{i}]: python {expected[i]!r} native {self.out[i]!r}"
                        for i in bad[:8]]
@@ -262,7 +262,6 @@ def test_round_ends_and_finished_games() -> None:
 @pytest.mark.parametrize("n", (2, 4, 6))
 def test_a_native_core_playing_the_same_actions_observes_the_same(n: int) -> None:
     # The production path: the environment encodes the native core's own state.
-    encoder = ObservationEncoder()
     out = np.empty(OBS_SIZE, np.float32)
     mask = np.empty(NUM_ACTIONS, np.int8)
     checked = 0
@@ -274,7 +273,7 @@ def test_a_native_core_playing_the_same_actions_observes_the_same(n: int) -> Non
         for step in range(600):
             for seat in range(n):
                 _native.observe(core, seat, out)
-                assert np.array_equal(out, encoder.encode(game.state, seat)), (
+                assert np.array_equal(out, encode_reference(game.state, seat)), (
                     f"n={n} seed={seed} decision {step} seat {seat}")
                 checked += 1
             _native.action_mask(core, mask)

@@ -22,9 +22,16 @@ import pytest
 
 import zavandor_env
 from tests.env_faces import FACES, Face, Slot
-from zavandor_env.envs.contract import ARRAY_DTYPES, BATCHED_SCALAR, SCALAR_KEYS
 
 NAMES = list(FACES)
+# The dtype rule of every info (zavandor_env/envs/contract.py): unbatched keys holding a Python
+# scalar and its type; keys holding a NumPy array and its dtype (action_mask: int8[A], the others
+# [P]); what a vector face makes of each scalar type (as Gymnasium's SyncVectorEnv does).
+SCALAR_KEYS = {"game_over": bool, "terminated": bool, "truncated": bool,
+               "illegal_action": bool, "rounds": int, "seat": int}
+ARRAY_DTYPES = {"action_mask": np.dtype(np.int8), "scores": np.dtype(np.int32),
+                "ranks": np.dtype(np.int32), "winners": np.dtype(np.int8)}
+BATCHED_SCALAR = {bool: np.dtype(np.bool_), int: np.dtype(np.int64)}
 #: Faces whose copies carry the game (the others refuse in one line, see COPY_REFUSED).
 COPYABLE = {"aec": ("pickle", "deepcopy"), "single": ("pickle", "deepcopy"),
             "sync": ("deepcopy",), "rllib": ("pickle", "deepcopy")}

@@ -247,14 +247,14 @@ def test_oversized_and_non_text_state_strings_fail_in_one_line(pyspiel: Any) -> 
 
 # ---- the agent spec ----------------------------------------------------------------------------
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"simulations": 10**12}, "simulations must be an integer from 2 to"),
+    ({"simulations": 10**12}, "simulations must be at most"),
     ({"simulations": 1}, "simulations"),
     ({"simulations": MAX_SEARCH_ITERATIONS + 1}, "simulations"),
     ({"simulations": 0}, "simulations"), ({"simulations": 2.0}, "simulations"),
     ({"simulations": True}, "simulations"),
-    ({"rollouts": 10**12}, "rollouts must be an integer from 1 to"),
+    ({"rollouts": 10**12}, "rollouts must be at most"),
     ({"rollouts": MAX_ROLLOUTS + 1}, "rollouts"), ({"rollouts": "3"}, "rollouts"),
-    ({"uct_c": float("nan")}, "uct_c must be a finite number >= 0"),
+    ({"uct_c": float("nan")}, "uct_c must be a finite number in"),
     ({"uct_c": float("inf")}, "uct_c"), ({"uct_c": "nan"}, "uct_c"), ({"uct_c": -2.0}, "uct_c"),
     ({"uct_c": True}, "uct_c"), ({"uct_c": None}, "uct_c"),
     ({"bot": "alphazero"}, "bot must be one of ismcts, random"), ({"bot": ["ismcts"]}, "bot"),

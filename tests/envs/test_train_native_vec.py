@@ -15,10 +15,10 @@ if not hasattr(_native, "VecLearner"):
 
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
 
+from zavandor_env.agents import netsearch  # noqa: E402
 from zavandor_env.agents.policy_file import NumpyPolicy  # noqa: E402
 from zavandor_env.encoding.observation import OBS_SIZE  # noqa: E402
 from zavandor_env.engine.actions import NUM_ACTIONS  # noqa: E402
-from zavandor_env.envs import opponents as opponents_module  # noqa: E402
 from zavandor_env.envs.opponents import PoolSpec  # noqa: E402
 from zavandor_env.envs.sb3 import NativeVecEnv, SnapshotPolicy  # noqa: E402
 from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES  # noqa: E402
@@ -199,7 +199,7 @@ class RoundCounter:
 def test_snapshot_opponents_answer_many_games_per_forward(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     fakes = {"/pool/a.npz": CountingPolicy(), "/pool/b.npz": CountingPolicy()}
-    monkeypatch.setattr(opponents_module, "_POLICY_CACHE", dict(fakes))
+    monkeypatch.setattr(netsearch, "_POLICIES", dict(fakes))
     spec = PoolSpec({"snapshot": 1.0}, [("snap@000000001", "/pool/a.npz"),
                                         ("snap@000000002", "/pool/b.npz")], latest_share=0.5)
     env = NativeVecEnv(8, spec, num_players=3, seed=4, max_decisions=60)

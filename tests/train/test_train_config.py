@@ -12,7 +12,6 @@ from zavandor_env.train.config import (
     TrainConfigError,
     config_keys,
     default_config_path,
-    field_docs,
     load_config,
 )
 
@@ -95,6 +94,17 @@ def test_overrides_parse_yaml_values_and_reach_into_mappings() -> None:
 def test_override_without_equals_sign_is_rejected() -> None:
     with pytest.raises(TrainConfigError, match="key=value"):
         load_config(None, ["total_timesteps"])
+
+
+def field_docs() -> dict[str, str]:
+    """Config key -> its description (``--help``, the README), from the schema."""
+    from zavandor_env.train.config import SECTIONS
+
+    docs = {}
+    for prefix, cls in [("", TrainConfig), *((f"{n}.", c) for n, c in SECTIONS.items())]:
+        for name, info in vars(cls)["__pydantic_fields__"].items():
+            docs[prefix + name] = info.description or ""
+    return docs
 
 
 def test_every_config_key_is_documented() -> None:

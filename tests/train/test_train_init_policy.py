@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from zavandor_env.agents.policy_file import NumpyPolicy, load_policy, save_policy
-from zavandor_env.train.common.env_factory import build_env
+from zavandor_env.envs.single_agent import SingleAgentEnv
 from zavandor_env.train.config import TrainConfig, TrainConfigError, load_config
 from zavandor_env.train.ppo.export import policy_from_sb3, policy_into_sb3
 from zavandor_env.train.ppo.selfplay import latest_checkpoint, make_model, train
@@ -23,6 +23,11 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 TINY = ["progress_bar=false", "n_steps=64", "batch_size=64", "total_timesteps=128",
         "checkpoint_every=128", "snapshot_every=128", "eval_every=0", "eval_games=0",
         "game.max_decisions=300", "opponent_weights={random: 1.0}", "net_arch=[16, 16]"]
+
+
+def build_env(cfg: TrainConfig) -> SingleAgentEnv:
+    """The config's ``SingleAgentEnv``: its rule options and reward settings, by name."""
+    return SingleAgentEnv(num_players=cfg.num_players, **cfg.env_options())
 
 
 def tiny_config(runs: Path, *extra: str) -> TrainConfig:

@@ -57,6 +57,7 @@ from typing import Any, Final
 
 from zavandor_env.io.files import UntrustedInputError, load_json, read_bounded, write_atomic
 from zavandor_env.io.folders import Folder, FolderError
+from zavandor_env.io.params import one_line
 
 LATEST = "LATEST"
 MODEL = "model.zip"
@@ -84,6 +85,15 @@ class CheckpointError(ValueError):
     """A checkpoint is missing, broken or does not fit the run; the message names it."""
 
 
+def does_not_fit(checkpoint: Checkpoint, exc: BaseException,
+                 why: str = "the run's config (were net_arch or activation changed with --set?)",
+                 ) -> CheckpointError:
+    """A checkpoint's tensors that a model built from the run's config refuses (one line:
+    ``why`` and the first 300 characters of the loader's complaint)."""
+    return CheckpointError(f"checkpoint {checkpoint.path.name} does not fit {why}: "
+                           f"{one_line(exc)[:300]}")
+
+
 class SaveError(CheckpointError):
     """The run folder could not be written (a full disk...); the save was undone and the
     message says what is left to resume from."""
@@ -101,7 +111,7 @@ def saving(run_dir: Path, what: str) -> Iterator[None]:
                 f"continue with: zavandor train --resume {shlex.quote(str(run_dir))}"
                 if latest is not None else "no checkpoint was saved yet")
         raise SaveError(f"cannot save the {what} in {str(run_dir)!r} "
-                        f"({exc.strerror or _one_line(exc)}); {kept}") from None
+                        f"({exc.strerror or one_line(exc)}); {kept}") from None
 
 
 @dataclass
@@ -199,12 +209,9 @@ def list_checkpoints(run_dir: Path) -> list[Path]:
 def latest_checkpoint(run_dir: Path) -> Path | None:
     """The folder ``LATEST`` names, if it is a checkpoint of this run (a plain name inside
     ``checkpoints/``) whose files are there and not empty."""
-    try:
-        run_folder(run_dir)
-    except CheckpointError:
-        return None
     folder = Path(run_dir) / "checkpoints"
     try:
+        run_folder(run_dir)
         name = read_bounded(folder / LATEST, what=LATEST, max_bytes=256).decode().strip()
         path = inside(folder, name, LATEST)
     except (UntrustedInputError, UnicodeDecodeError, CheckpointError):
@@ -216,20 +223,16 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
 
 
 # ---- reading --------------------------------------------------------------------------------
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
 def read_state(path: Path) -> dict[str, Any]:
     """The checked ``state.json`` of checkpoint folder ``path``: every field a resume uses
     has the type and range it needs, so a crafted or damaged file is one line here."""
     try:
         state = load_json(path / STATE, what=STATE, max_bytes=MAX_STATE_BYTES)
     except UntrustedInputError as exc:
-        raise CheckpointError(f"{STATE} is unreadable ({_one_line(exc)})") from None
+        raise CheckpointError(f"{STATE} is unreadable ({one_line(exc)})") from None
     if not isinstance(state, dict):
         raise CheckpointError(f"{STATE} is not a JSON object")
-    if not _count(state.get("step"), MAX_STEP):
+    if not integer_in(state.get("step"), 0, MAX_STEP):
         raise CheckpointError(f"{STATE} has no valid step (an integer 0..{MAX_STEP:,})")
     for key in ("pool", "rating"):
         if not isinstance(state.get(key), dict):
@@ -240,9 +243,9 @@ def read_state(path: Path) -> dict[str, Any]:
     return state
 
 
-def _count(value: object, most: int) -> bool:
-    """Whether ``value`` is an integer (not a bool) in ``0..most``."""
-    return type(value) is int and 0 <= value <= most
+def integer_in(value: object, low: int, high: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) in ``low..high``."""
+    return type(value) is int and low <= value <= high
 
 
 def _pairs(value: object) -> bool:
@@ -263,7 +266,7 @@ def _check_pool(pool: dict[str, Any]) -> None:
 
 
 def _check_rating(rating: dict[str, Any]) -> None:
-    if "games" in rating and not _count(rating["games"], MAX_STEP):
+    if "games" in rating and not integer_in(rating["games"], 0, MAX_STEP):
         raise CheckpointError(f"{STATE}: rating 'games' must be an integer 0..{MAX_STEP:,}")
     ratings = rating.get("ratings", {})
     if not isinstance(ratings, dict) or not all(
@@ -275,7 +278,7 @@ def _check_rating(rating: dict[str, Any]) -> None:
 
 def _check_plain(state: dict[str, Any]) -> None:
     """The other fields: counters, totals, the layout fingerprint, the model's shape."""
-    if "n_updates" in state and not _count(state["n_updates"], MAX_STEP):
+    if "n_updates" in state and not integer_in(state["n_updates"], 0, MAX_STEP):
         raise CheckpointError(f"{STATE}: n_updates must be an integer 0..{MAX_STEP:,}")
     totals = state.get("totals", {})
     if not isinstance(totals, dict) or not all(finite(v) for v in totals.values()):
@@ -352,7 +355,7 @@ def read_params(path: Path) -> dict[str, Any]:
     except CheckpointError:
         raise
     except Exception as exc:  # noqa: BLE001 -- zip, pickle, torch, OS errors: all "broken"
-        raise CheckpointError(f"{MODEL} cannot be loaded ({_one_line(exc)})") from None
+        raise CheckpointError(f"{MODEL} cannot be loaded ({one_line(exc)})") from None
     return params
 
 
@@ -386,14 +389,14 @@ def read_checkpoint(path: Path, pool_dir: Path) -> Checkpoint:
             if file.stat().st_size == 0:
                 raise CheckpointError(f"{name} is empty")
         state = read_state(path)
-        missing = sorted(n for n in Checkpoint(path, state, {}).snapshot_files()
+        snapshots = Checkpoint(path, state, {}).snapshot_files()
+        missing = sorted(n for n in snapshots
                          if not inside(pool_dir, n, "pool snapshot").is_file())
         if missing:
             raise CheckpointError(f"pool snapshot file(s) {missing} are missing")
-        _check_snapshots(pool_dir, Checkpoint(path, state, {}).snapshot_files())
-        fingerprint = state.get("obs_fingerprint")
-        current = obs_fingerprint()
-        if fingerprint is not None and current is not None and fingerprint != current:
+        _check_snapshots(pool_dir, snapshots)
+        fingerprint, current = state.get("obs_fingerprint"), obs_fingerprint()
+        if fingerprint is not None and fingerprint != current:
             raise CheckpointError(f"it was trained on observation layout {fingerprint}, this "
                                   f"code's layout is {current}")
         params = read_params(path)
@@ -414,12 +417,10 @@ def _check_snapshots(pool_dir: Path, names: set[str]) -> None:
             raise CheckpointError(f"pool snapshot {name}: {exc}") from None
 
 
-def obs_fingerprint() -> str | None:
+def obs_fingerprint() -> str:
     """The running code's observation-layout fingerprint (recorded in every checkpoint)."""
-    try:
-        from zavandor_env.encoding.observation import OBS_FINGERPRINT
-    except ImportError:  # an environment without layout fingerprints
-        return None
+    from zavandor_env.encoding.observation import OBS_FINGERPRINT
+
     return str(OBS_FINGERPRINT)
 
 
@@ -501,9 +502,6 @@ def write_model_zip(path: Path, policy: Any, optimizer: Any) -> None:
     """``model.zip`` in the layout :func:`read_params` reads, for the trainers that are not
     SB3's: the network's state (plain containers of tensors) as ``policy.pth``, the
     optimizer's as ``policy.optimizer.pth``."""
-    import io
-    import zipfile
-
     import torch
 
     with zipfile.ZipFile(path, "w") as archive:

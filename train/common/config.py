@@ -15,8 +15,10 @@ from pydantic import BeforeValidator, Field
 from zavandor_env.io import limits
 
 #: The one opponent key of ``opponent_weights`` that is not an agent spec: a frozen past copy
-#: of the learner, drawn from the run's pool.
+#: of the learner, drawn from the run's pool (the same key as ``envs.opponents.SNAPSHOT``,
+#: repeated here because building a config imports no environment).
 SNAPSHOT = "snapshot"
+
 #: Largest seed: seeds are ``seed + step`` and NumPy's must stay below 2**32 (the checkpoint
 #: bounds the step the same way).
 MAX_SEED = 2**31 - 1

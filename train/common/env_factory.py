@@ -10,17 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from zavandor_env.envs.opponents import PoolSpec
-from zavandor_env.envs.single_agent import SingleAgentEnv
 
 if TYPE_CHECKING:
     from zavandor_env.envs.sb3 import NativeVecEnv
     from zavandor_env.train.config import TrainConfig
-
-
-def build_env(cfg: TrainConfig, learner_seat: int | None = None) -> SingleAgentEnv:
-    """The config's ``SingleAgentEnv``: its rule options and reward settings, by name."""
-    return SingleAgentEnv(num_players=cfg.num_players, learner_seat=learner_seat,
-                          **cfg.env_options())
 
 
 def make_native_vec_env(cfg: TrainConfig, spec: PoolSpec, start_step: int = 0,

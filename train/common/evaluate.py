@@ -1,9 +1,9 @@
 """Evaluation of a policy against fixed opponents, on the project's one game driver.
 
 Games are played by :func:`zavandor_env.eval.match.play_game` with the learner as an agent
-(:class:`~zavandor_env.envs.opponents.NumpyPolicyAgent`: the exported weights, always within
-the mask) and
-the opponent built from its agent spec in every other seat.  The learner's seat rotates over
+(:class:`~zavandor_env.agents.policy.PolicyAgent` over the exported weights in memory, always
+within the mask, without the Curse filter: the network as it trained) and the opponent built
+from its agent spec in every other seat.  The learner's seat rotates over
 the games and the game seeds are fixed, so two evaluations of the same policy give the same
 numbers.  Results are read from the game's :class:`~zavandor_env.engine.outcome.Outcome`, the
 one definition every layer uses: a game is won only if it ended by the rules with the learner
@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from zavandor_env.agents.policy import PolicyAgent
 from zavandor_env.agents.policy_file import NumpyPolicy
 from zavandor_env.agents.registry import parse_spec
 from zavandor_env.engine import GameConfig
-from zavandor_env.envs.opponents import NumpyPolicyAgent
+from zavandor_env.envs.opponents import SNAPSHOT
 from zavandor_env.eval.match import play_game
 
 LEARNER = "learner"
@@ -65,7 +66,9 @@ def evaluate(policy: NumpyPolicy, opponent: str, games: int, config: GameConfig,
     other seat) under ``config``; game ``g`` seats the learner at ``g % num_players``."""
     n = config.num_players
     spec = parse_spec(opponent)
-    learner = NumpyPolicyAgent(policy, seed, deterministic=deterministic, name=LEARNER)
+    # The raw network, as it trained (no Curse filter), under the learner's label.
+    learner = PolicyAgent(policy, seed, deterministic=deterministic, avoid_curse=False)
+    learner.name = LEARNER
     others = [spec.build(seed * 100 + k) for k in range(n - 1)]
     wins = losses = truncated = 0
     vps: list[int] = []
@@ -101,6 +104,13 @@ def _mean(values: list[int] | list[float]) -> float:
 def tag(label: str) -> str:
     """A TensorBoard tag part from an agent label (``policy(path=a/b.npz)`` -> readable)."""
     return "".join(c if c.isalnum() or c in "_.-" else "_" for c in label).strip("_")
+
+
+def spec_labels(cfg: Any) -> dict[str, str]:
+    """The label in charts and ratings of every agent spec of the config's
+    ``opponent_weights`` and ``eval_opponents`` (``snapshot`` is no agent spec)."""
+    return {spec: str(parse_spec(spec).label)
+            for spec in [*cfg.opponent_weights, *cfg.eval_opponents] if spec != SNAPSHOT}
 
 
 def evaluate_all(policy: NumpyPolicy, cfg: Any, labels: dict[str, str], rating: Any,

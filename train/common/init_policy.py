@@ -24,15 +24,6 @@ from zavandor_env.train.ppo.export import LayerShapes, check_layer_shapes
 KEY = "init_policy"
 
 
-def init_policy_path(cfg: TrainConfig) -> Path:
-    """Where ``cfg.init_policy`` points: a relative path is taken from the current directory,
-    else from the package (as an agent spec's ``policy:path=``), so the shipped
-    ``train/checkpoints/<run>/policy.npz`` is found from anywhere."""
-    if cfg.init_policy is None:
-        raise TrainConfigError(f"config key {KEY!r} is not set")
-    return data_path(cfg.init_policy)
-
-
 def config_shapes(cfg: TrainConfig) -> tuple[LayerShapes, LayerShapes]:
     """``(out, in)`` of every weight matrix of the actor and of the critic that
     :func:`zavandor_env.train.ppo.selfplay.make_model` builds from ``cfg``."""
@@ -55,7 +46,10 @@ def read_init_policy(cfg: TrainConfig) -> tuple[Path, NumpyPolicy]:
             another observation layout, or a layer count, a layer shape (the layer and both
             shapes) or the activation differs from what the config builds.
     """
-    path = init_policy_path(cfg)
+    # A relative path is taken from the current directory, else from the package (as an agent
+    # spec's ``policy:path=``), so the shipped train/checkpoints/<run>/policy.npz is found
+    # from anywhere; the callers ask only for a config that names a file.
+    path = data_path(str(cfg.init_policy))
     actor, critic = config_shapes(cfg)
     try:
         policy = load_policy(path)

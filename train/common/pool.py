@@ -13,7 +13,7 @@ from typing import Any
 from zavandor_env.agents.policy_file import save_policy
 from zavandor_env.envs.opponents import PoolSpec
 from zavandor_env.io.folders import Folder, FolderError
-from zavandor_env.train.common.checkpointing import CheckpointError, inside, run_subfolder, saving
+from zavandor_env.train.common.checkpointing import CheckpointError, run_subfolder, saving
 from zavandor_env.train.config import TrainConfig
 from zavandor_env.train.ppo.export import policy_from_sb3
 
@@ -70,10 +70,6 @@ class OpponentPool:
         return {"snapshots": [list(s) for s in self.snapshots]}
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
-        # A name from the state is a plain file of the pool folder (read_state checked it too).
-        self.snapshots = [(str(label), inside(self.directory, name, "pool snapshot").name)
-                          for label, name in data.get("snapshots", [])]
-        missing = [name for _, name in self.snapshots if not (self.directory / name).is_file()]
-        if missing:
-            raise FileNotFoundError(f"pool snapshot file(s) {missing} are missing from "
-                                    f"{self.directory}")
+        # read_checkpoint checked every name: a plain file name of the pool folder, present
+        # and loadable.
+        self.snapshots = [(str(label), str(name)) for label, name in data.get("snapshots", [])]

@@ -100,6 +100,15 @@ def interrupted(run_dir: Path, step: int, updating: bool,
     return TrainingInterrupted(run_dir, saved, latest_checkpoint(run_dir) is not None, step)
 
 
+def close_quietly(*closers: Callable[[], Any]) -> None:
+    """Close resources on the way out; after Ctrl-C worker processes may already be gone."""
+    for close in closers:
+        try:
+            close()
+        except (OSError, EOFError, KeyboardInterrupt):
+            pass
+
+
 def seed_everything(seed: int, threads: int) -> None:
     """Seed Python's, NumPy's and torch's generators; give torch ``threads`` threads."""
     import random

@@ -71,11 +71,6 @@ class TimedPolicies:
         """The run's clock: minutes before this invocation plus those since it started."""
         return self.offset + (self.clock() - self.started) / 60.0
 
-    def due(self) -> list[float]:
-        """The marks passed and not yet written."""
-        now = self.elapsed_minutes()
-        return [m for m in self.pending if m <= now]
-
     def before_update(self, make_policy: Callable[[dict[str, Any]], Any],
                       info: dict[str, Any] | None = None) -> list[Path]:
         """Write the policy about to be replaced for every mark passed since the last call
@@ -83,12 +78,9 @@ class TimedPolicies:
         the files written.  Call it also when the run ends, with the final policy."""
         from zavandor_env.agents.policy_file import save_policy
 
-        due = self.due()
-        if not due:
-            return []
-        written = []
         elapsed = self.elapsed_minutes()
-        for mark in due:
+        written = []
+        for mark in [m for m in self.pending if m <= elapsed]:  # passed, not yet written
             self.pending.remove(mark)
             if self._kept(mark):  # kept by an invocation that went further: never replaced
                 continue

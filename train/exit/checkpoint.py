@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,13 +23,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from zavandor_env.io.files import write_atomic
 from zavandor_env.io.limits import MAX_AGENTS, MAX_REPLAY_GAMES
 from zavandor_env.train.common.checkpointing import (
     MAX_STEP,
     STATE,
     Checkpoint,
     CheckpointError,
+    does_not_fit,
     finite,
+    integer_in,
 )
 from zavandor_env.train.exit.selfplay import BATCH_FIELDS, DecisionBatch
 
@@ -58,10 +60,6 @@ def _broken(problem: str) -> CheckpointError:
     return CheckpointError(f"{STATE}: {problem}")
 
 
-def _integer(value: object, low: int, high: int) -> bool:
-    return type(value) is int and low <= value <= high
-
-
 def check_exit_state(state: dict[str, Any]) -> None:
     """Refuse (:class:`CheckpointError`, one line) an exit ``state.json`` whose generation,
     replay generations, random generator state, evaluation or totals a resume could not use
@@ -71,7 +69,7 @@ def check_exit_state(state: dict[str, Any]) -> None:
         raise _broken(f"generation must be the checkpoint's step ({step})")
     generations = state.get("replay_generations", [])
     if (not isinstance(generations, list) or len(generations) > MAX_REPLAY_GAMES
-            or not all(_integer(g, 1, step) for g in generations)
+            or not all(integer_in(g, 1, step) for g in generations)
             or any(a >= b for a, b in zip(generations, generations[1:]))):
         raise _broken(f"replay_generations must be increasing generation numbers 1..{step}")
     _check_rng(state.get("rng"))
@@ -88,9 +86,9 @@ def _check_rng(rng: object) -> None:
     inner = rng["state"]
     if (rng["bit_generator"] != "PCG64" or not isinstance(inner, dict)
             or set(inner) != {"state", "inc"}
-            or not all(_integer(inner[k], 0, 2**128 - 1) for k in ("state", "inc"))
-            or not _integer(rng["has_uint32"], 0, 1)
-            or not _integer(rng["uinteger"], 0, 2**32 - 1)):
+            or not all(integer_in(inner[k], 0, 2**128 - 1) for k in ("state", "inc"))
+            or not integer_in(rng["has_uint32"], 0, 1)
+            or not integer_in(rng["uinteger"], 0, 2**32 - 1)):
         raise problem
     try:  # the generator's own setter, on a throwaway generator: what _restore will do
         np.random.default_rng(0).bit_generator.state = rng
@@ -119,7 +117,7 @@ def _check_eval(figures: object) -> None:
         for key, kind in fields.items():
             value = result[key]
             ok = (isinstance(value, str) if kind is str
-                  else _integer(value, 0, MAX_STEP) if kind is int
+                  else integer_in(value, 0, MAX_STEP) if kind is int
                   else finite(value))
             if not ok:
                 raise _broken(f"eval {spec[:60]!r}: {key} must be {kind.__name__}")
@@ -129,7 +127,7 @@ def _check_totals(totals: object) -> None:
     if not isinstance(totals, dict) or not set(totals) <= {*TOTAL_COUNTS, TOTAL_SECONDS}:
         raise _broken(f"totals must hold only {', '.join((*TOTAL_COUNTS, TOTAL_SECONDS))}")
     for key in TOTAL_COUNTS:
-        if not _integer(totals.get(key, 0), 0, MAX_TOTAL):
+        if not integer_in(totals.get(key, 0), 0, MAX_TOTAL):
             raise _broken(f"totals {key!r} must be an integer 0..{MAX_TOTAL:,}")
     seconds = totals.get(TOTAL_SECONDS, 0.0)
     if not finite(seconds) or seconds < 0:
@@ -172,7 +170,7 @@ def check_optimizer_tensors(params: dict[str, Any]) -> None:
             or not isinstance(optimizer.get("param_groups"), list)):
         raise CheckpointError("the optimizer's state is not Adam's")
     for index, state in optimizer["state"].items():
-        if not _integer(index, 0, len(weights) - 1) or not isinstance(state, dict) or set(
+        if not integer_in(index, 0, len(weights) - 1) or not isinstance(state, dict) or set(
                 state) != {"step", "exp_avg", "exp_avg_sq"}:
             raise CheckpointError("the optimizer's state does not fit the network")
         step = state["step"]
@@ -192,10 +190,7 @@ def write_replay(path: Path, window: list[tuple[int, DecisionBatch]]) -> None:
     """The replay window as one ``.npz`` (arrays ``g<generation>.<field>``), flushed to disk."""
     arrays = {f"g{gen}.{name}": getattr(batch, name)
               for gen, batch in window for name in BATCH_FIELDS}
-    with open(path, "wb") as fh:
-        np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs miss **
-        fh.flush()
-        os.fsync(fh.fileno())
+    write_atomic(path, lambda fh: np.savez_compressed(fh, **arrays))  # type: ignore[arg-type]
 
 
 def read_replay(path: Path, generations: Sequence[int]) -> list[tuple[int, DecisionBatch]]:
@@ -250,9 +245,7 @@ def restore(checkpoint: Checkpoint, model: ExitModel, optimizer: Any, rating: An
             group.update(kept)
         rng.bit_generator.state = state["rng"]
     except (RuntimeError, ValueError, KeyError, TypeError) as exc:
-        detail = " ".join(str(exc).split())[:300]
-        raise CheckpointError(f"checkpoint {checkpoint.path.name} does not fit the run "
-                              f"(an exit run's checkpoint?): {detail}") from None
+        raise does_not_fit(checkpoint, exc, "the run (an exit run's checkpoint?)") from None
     rating.load_state_dict(state["rating"])
     totals.update(state.get("totals", {}))
 

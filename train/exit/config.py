@@ -127,10 +127,10 @@ class ExitConfig:
     vf_coef: Annotated[Positive, doc("value-loss weight")] = 0.5
 
     def __post_init__(self) -> None:
-        for key in self.search:
-            require(not isinstance(key, str) or key not in SEARCH_KEYS, "exit.search",
+        for key in self.search:  # str keys: the schema's strict dict[str, Any]
+            require(key not in SEARCH_KEYS, "exit.search",
                     f"must not set {key!r}: the key 'exit.{key}' sets it")
-            require(isinstance(key, str) and key.isidentifier(), "exit.search",
+            require(key.isidentifier(), "exit.search",
                     f"keys must be parameter names, got {key!r}")
             require(key not in ("seconds", "seed"), "exit.search",
                     f"must not set {key!r}: self-play uses a fixed iteration budget and the "
@@ -164,12 +164,9 @@ def check_search(section: ExitConfig) -> None:
 
     tiny = ExitModel([1], "tanh").to_policy()
     try:
-        search = NetworkSearch(tiny, **section.search_params())
+        NetworkSearch(tiny, **section.search_params())  # it holds no resources to close
     except EngineUnavailableError as exc:  # e.g. a core built before the search existed
         raise TrainConfigError(f"config key 'trainer' is exit, but {exc}") from None
     except (TypeError, ValueError) as exc:
         raise TrainConfigError(f"config key 'exit.search': the search refuses its "
                                f"parameters: {' '.join(str(exc).split())}") from None
-    close = getattr(search, "close", None)
-    if callable(close):
-        close()

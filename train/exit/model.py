@@ -11,7 +11,8 @@ import numpy as np
 
 from zavandor_env.train.common.checkpointing import obs_fingerprint
 from zavandor_env.train.config import TrainConfig
-from zavandor_env.train.exit.selfplay import DecisionBatch
+from zavandor_env.train.exit.selfplay import BATCH_FIELDS, DecisionBatch
+from zavandor_env.train.ppo.export import copy_into, layer_copies
 
 if TYPE_CHECKING:
     import torch
@@ -49,7 +50,6 @@ class ExitModel:
     the logits, 1 for the value), so a cold start's prior is near uniform, as PPO's is."""
 
     def __init__(self, net_arch: Sequence[int], activation: str) -> None:
-        import torch
         from torch import nn
 
         from zavandor_env.encoding.observation import OBS_SIZE
@@ -65,7 +65,6 @@ class ExitModel:
                 gain = last_gain if k == len(linears) - 1 else math.sqrt(2)
                 nn.init.orthogonal_(layer.weight, gain=gain)
                 nn.init.zeros_(layer.bias)
-        self._torch = torch
 
     def parameters(self) -> Any:
         return self.net.parameters()
@@ -80,31 +79,19 @@ class ExitModel:
         """The weights-only policy (actor and critic) of the current weights."""
         from zavandor_env.agents.policy_file import NumpyPolicy
 
-        def arrays(name: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
-            layers = _linears(self.net[name])
-            return ([layer.weight.detach().cpu().numpy().astype(np.float32).copy()
-                     for layer in layers],
-                    [layer.bias.detach().cpu().numpy().astype(np.float32).copy()
-                     for layer in layers])
-
-        weights, biases = arrays("actor")
-        value_weights, value_biases = arrays("critic")
-        return NumpyPolicy(weights, biases, self.activation, dict(info or {}),
-                           obs_fingerprint(), value_weights, value_biases)
+        actor, critic = _linears(self.net["actor"]), _linears(self.net["critic"])
+        return NumpyPolicy(layer_copies(actor, "weight"), layer_copies(actor, "bias"),
+                           self.activation, dict(info or {}), obs_fingerprint(),
+                           layer_copies(critic, "weight"), layer_copies(critic, "bias"))
 
     def load_policy(self, policy: NumpyPolicy) -> bool:
         """Copy a policy file's actor, and its critic when it has one, into the network (the
         shapes were checked by ``init_policy.read_init_policy``); return whether the critic
         was copied."""
-        def copy(name: str, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
-            with self._torch.no_grad():
-                for layer, w, b in zip(_linears(self.net[name]), weights, biases, strict=True):
-                    layer.weight.copy_(self._torch.from_numpy(np.asarray(w, np.float32)))
-                    layer.bias.copy_(self._torch.from_numpy(np.asarray(b, np.float32)))
-
-        copy("actor", policy.weights, policy.biases)
+        copy_into(_linears(self.net["actor"]), policy.weights, policy.biases)
         if policy.has_value:
-            copy("critic", policy.value_weights or [], policy.value_biases or [])
+            copy_into(_linears(self.net["critic"]), policy.value_weights or [],
+                      policy.value_biases or [])
         return policy.has_value
 
 
@@ -112,13 +99,6 @@ def make_optimizer(model: ExitModel, cfg: TrainConfig) -> Any:
     import torch
 
     return torch.optim.Adam(model.parameters(), lr=cfg.exit.learning_rate)
-
-
-def _tensors(batch: DecisionBatch, rows: np.ndarray | slice) -> tuple[Any, Any, Any, Any]:
-    import torch
-
-    return (torch.from_numpy(batch.obs[rows]), torch.from_numpy(batch.mask[rows]),
-            torch.from_numpy(batch.target[rows]), torch.from_numpy(batch.value[rows]))
 
 
 def batch_losses(model: ExitModel, batch: DecisionBatch,
@@ -134,7 +114,7 @@ def batch_losses(model: ExitModel, batch: DecisionBatch,
     others 1 (``target_entropy`` stays unweighted)."""
     import torch
 
-    obs, mask, target, value = _tensors(batch, rows)
+    obs, mask, target, value = (torch.from_numpy(getattr(batch, f)[rows]) for f in BATCH_FIELDS)
     logits = model.logits(obs).masked_fill(~mask, _MASKED_LOGIT)
     logp = torch.log_softmax(logits, dim=-1)
     probs = logp.exp()

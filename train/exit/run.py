@@ -121,7 +121,7 @@ class _Run:
                  overrides: list[str] | None) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
-        from zavandor_env.agents.registry import parse_spec
+        from zavandor_env.train.common.evaluate import spec_labels
         from zavandor_env.train.common.init_policy import read_init_policy
         from zavandor_env.train.common.rating import PoolRating
 
@@ -162,7 +162,7 @@ class _Run:
         if checkpoint is not None:  # the run's clock goes on from the checkpoint's minutes
             self.timed.resume_at(float(checkpoint.state.get(TIMED_STATE_KEY, 0.0)))
         self.game_config = cfg.game_config()
-        self.labels = {spec: str(parse_spec(spec).label) for spec in cfg.eval_opponents}
+        self.labels = spec_labels(cfg)
 
     def save(self, gen: int) -> None:
         """The checkpoint of generation ``gen``, its policy and its figures."""
@@ -268,24 +268,21 @@ def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
             run.evaluate(run.generation)  # the final figures, if the last generation had none
             run.save(run.generation)
         run.timed.before_update(run.model.to_policy, {"generation": run.generation})
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SaveError, SelfPlayError) as exc:
         pool.close(terminate=True)
+        if isinstance(exc, SaveError):
+            raise
         resume_cmd = f"zavandor train --resume {shlex.quote(str(run_dir))}"
-        exc = TrainingInterrupted(run_dir, saved, latest_checkpoint(run_dir) is not None, saved)
+        if isinstance(exc, SelfPlayError):
+            raise SelfPlayError(f"{exc}; the checkpoint of generation {saved} is kept; "
+                                f"continue with: {resume_cmd}") from None
+        stop = TrainingInterrupted(run_dir, saved, latest_checkpoint(run_dir) is not None, saved)
         # The network changes only in a generation's training, after its games: what is on
         # disk is the last finished generation, and a generation's games are not kept.
-        exc.args = (f"interrupted in generation {saved + 1} ({phase[0]}); the checkpoint "
-                    f"of generation {saved} is kept; continue with: {resume_cmd}"
-                    if exc.resumable else "interrupted before any checkpoint",)
-        raise exc from None
-    except SaveError:
-        pool.close(terminate=True)
-        raise
-    except SelfPlayError as exc:
-        pool.close(terminate=True)
-        raise SelfPlayError(f"{exc}; the checkpoint of generation {saved} is kept; continue "
-                            f"with: zavandor train --resume {shlex.quote(str(run_dir))}"
-                            ) from None
+        stop.args = (f"interrupted in generation {saved + 1} ({phase[0]}); the checkpoint "
+                     f"of generation {saved} is kept; continue with: {resume_cmd}"
+                     if stop.resumable else "interrupted before any checkpoint",)
+        raise stop from None
     finally:
         pool.close()
         run.close()
@@ -337,19 +334,19 @@ def _chart(writer: Any, gen: int, records: list[GameRecord], batch: DecisionBatc
     if "policy" in losses:
         writer.add_scalar("policy/kl_to_target", losses["policy"] - losses["target_entropy"], gen)
     minutes = max(play_seconds, 1e-9) / 60.0
-    writer.add_scalar("selfplay/games_per_min", len(records) / minutes, gen)
-    writer.add_scalar("selfplay/decisions_per_min", sum(r.decisions for r in records) / minutes,
-                      gen)
-    writer.add_scalar("selfplay/searched_per_min", sum(r.searched for r in records) / minutes,
-                      gen)
-    writer.add_scalar("selfplay/labelled_per_min", len(batch) / minutes, gen)
-    writer.add_scalar("selfplay/mean_rounds", float(np.mean([r.rounds for r in records])), gen)
-    writer.add_scalar("selfplay/truncated", float(np.mean([r.truncated for r in records])), gen)
-    writer.add_scalar("selfplay/seat0_wins",
-                      float(np.mean([0 in r.winners for r in records])), gen)
-    writer.add_scalar("selfplay/search_value", float(np.mean([r.search_value for r in records])),
-                      gen)
-    writer.add_scalar("train/replay_decisions", len(data), gen)
-    writer.add_scalar("train/seconds", train_seconds, gen)
-    writer.add_scalar("train/total_searched", totals["searched"], gen)
+    scalars = {
+        "selfplay/games_per_min": len(records) / minutes,
+        "selfplay/decisions_per_min": sum(r.decisions for r in records) / minutes,
+        "selfplay/searched_per_min": sum(r.searched for r in records) / minutes,
+        "selfplay/labelled_per_min": len(batch) / minutes,
+        "selfplay/mean_rounds": np.mean([r.rounds for r in records]),
+        "selfplay/truncated": np.mean([r.truncated for r in records]),
+        "selfplay/seat0_wins": np.mean([0 in r.winners for r in records]),
+        "selfplay/search_value": np.mean([r.search_value for r in records]),
+        "train/replay_decisions": len(data),
+        "train/seconds": train_seconds,
+        "train/total_searched": totals["searched"],
+    }
+    for name, value in scalars.items():
+        writer.add_scalar(name, float(value), gen)
 

@@ -16,14 +16,13 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from zavandor_env.agents.registry import parse_spec
 from zavandor_env.train.common.charts import chart_games
-from zavandor_env.train.common.evaluate import EvalResult, evaluate_all
+from zavandor_env.train.common.evaluate import EvalResult, evaluate_all, spec_labels
 from zavandor_env.train.common.pool import OpponentPool
 from zavandor_env.train.common.rating import PoolRating
 from zavandor_env.train.common.run import Schedule, progress_bar
 from zavandor_env.train.common.timed import TimedPolicies
-from zavandor_env.train.config import SNAPSHOT, TrainConfig
+from zavandor_env.train.config import TrainConfig
 from zavandor_env.train.ppo.export import policy_from_sb3
 
 
@@ -64,9 +63,7 @@ class SelfPlayCallback(BaseCallback):
         #: True while PPO updates the weights (between a rollout's end and the next one's
         #: start): a model interrupted then is between two consistent states, not saved.
         self.updating = False
-        self._labels = {spec: parse_spec(spec).label
-                        for spec in [*cfg.opponent_weights, *cfg.eval_opponents]
-                        if spec != SNAPSHOT}
+        self._labels = spec_labels(cfg)
 
     # ---- SB3 hooks ------------------------------------------------------------------------
     def _on_training_start(self) -> None:

@@ -22,7 +22,7 @@ import io
 import re
 import sys
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from zavandor_env.agents.policy_file import (
 )
 from zavandor_env.extras import install_command
 from zavandor_env.io.files import MAX_CONFIG_BYTES, parse_json
+from zavandor_env.io.params import one_line
 from zavandor_env.train.common.checkpointing import read_entry
 
 __all__ = [
@@ -67,9 +68,9 @@ def policy_from_sb3(model: Any, info: dict[str, Any] | None = None) -> NumpyPoli
     actor.
     """
     layers, critic, activation = _sb3_networks(model)
-    return NumpyPolicy(_copies(layers, "weight"), _copies(layers, "bias"), activation,
-                       dict(info or {}), value_weights=_copies(critic, "weight"),
-                       value_biases=_copies(critic, "bias"))
+    return NumpyPolicy(layer_copies(layers, "weight"), layer_copies(layers, "bias"), activation,
+                       dict(info or {}), value_weights=layer_copies(critic, "weight"),
+                       value_biases=layer_copies(critic, "bias"))
 
 
 def _sb3_networks(model: Any) -> tuple[list[Any], list[Any], str]:
@@ -139,31 +140,34 @@ def policy_into_sb3(model: Any, policy: NumpyPolicy, name: str = "policy") -> No
     Raises:
         PolicyFileError: the networks differ (layer count, a shape, the activation).
     """
-    import torch
-
     layers, critic, activation = _sb3_networks(model)
     check_layer_shapes(policy, _shapes(layers), _shapes(critic), activation, name)
-    pairs = list(zip(layers, policy.weights, policy.biases))
+    copy_into(layers, policy.weights, policy.biases)
     if policy.has_value:
-        pairs += zip(critic, policy.value_weights or [], policy.value_biases or [])
+        copy_into(critic, policy.value_weights or [], policy.value_biases or [])
+
+
+def copy_into(layers: list[Any], weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
+    """Copy ``weights`` and ``biases`` into the ``nn.Linear`` ``layers``, in place (the
+    optimizer keeps its parameter objects); the shapes were checked by the caller."""
+    import torch
+
     with torch.no_grad():
-        for module, weight, bias in pairs:
-            module.weight.copy_(torch.from_numpy(np.asarray(weight, dtype=np.float32)))
-            module.bias.copy_(torch.from_numpy(np.asarray(bias, dtype=np.float32)))
+        for layer, weight, bias in zip(layers, weights, biases, strict=True):
+            layer.weight.copy_(torch.from_numpy(np.asarray(weight, dtype=np.float32)))
+            layer.bias.copy_(torch.from_numpy(np.asarray(bias, dtype=np.float32)))
 
 
 def _shapes(layers: list[Any]) -> LayerShapes:
     return [(int(m.weight.shape[0]), int(m.weight.shape[1])) for m in layers]
 
 
-def _copies(layers: list[Any], name: str) -> list[np.ndarray]:
+def layer_copies(layers: list[Any], name: str) -> list[np.ndarray]:
     """float32 NumPy copies of one parameter (``weight`` / ``bias``) of each layer."""
     return [getattr(m, name).detach().cpu().numpy().astype(np.float32).copy() for m in layers]
 
 
 # ---- from a saved .zip, without unpickling --------------------------------------------------
-_HIDDEN_WEIGHT = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.weight")
-_CRITIC_WEIGHT = re.compile(r"mlp_extractor\.value_net\.(\d+)\.weight")
 # How SB3 describes the activation class in the readable part of ``policy_kwargs``.
 _ACTIVATION_REPRS = {
     "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
@@ -196,27 +200,33 @@ def policy_from_sb3_zip(path: str | Path, info: dict[str, Any] | None = None) ->
             state = torch.load(io.BytesIO(read_entry(zf, "policy.pth")), map_location="cpu",
                                weights_only=True)
     except Exception as exc:  # noqa: BLE001 -- zipfile, KeyError, JSON, torch: "unreadable"
-        detail = " ".join(str(exc).split())
+        detail = one_line(exc)
         raise PolicyFileError(f"{name} is not a readable SB3 checkpoint: "
                               f"{type(exc).__name__}: {detail}") from None
     if not isinstance(data, dict) or not isinstance(state, dict):
         raise PolicyFileError(f"{name} is not a readable SB3 checkpoint: unexpected layout")
-    hidden = sorted(int(m.group(1)) for key in state if (m := _HIDDEN_WEIGHT.fullmatch(key)))
-    layers = [f"mlp_extractor.policy_net.{i}" for i in hidden] + ["action_net"]
     try:
-        weights = [_array(state[f"{layer}.weight"]) for layer in layers]
-        biases = [_array(state[f"{layer}.bias"]) for layer in layers]
+        weights, biases = layer_arrays(state, "mlp_extractor.policy_net", "action_net", _array)
     except (KeyError, TypeError) as exc:
         raise PolicyFileError(f"{name}: no MlpPolicy actor ({exc})") from None
     policy = NumpyPolicy(weights, biases, _zip_activation(name, data), dict(info or {}))
-    critic = sorted(int(m.group(1)) for key in state if (m := _CRITIC_WEIGHT.fullmatch(key)))
-    critic_layers = [f"mlp_extractor.value_net.{i}" for i in critic] + ["value_net"]
     try:
-        policy.value_weights = [_array(state[f"{layer}.weight"]) for layer in critic_layers]
-        policy.value_biases = [_array(state[f"{layer}.bias"]) for layer in critic_layers]
+        policy.value_weights, policy.value_biases = layer_arrays(
+            state, "mlp_extractor.value_net", "value_net", _array)
     except (KeyError, TypeError):
-        policy.value_weights = policy.value_biases = None  # no critic: actor only, as before
+        pass  # no critic: actor only, as before
     return policy
+
+
+def layer_arrays(state: Any, prefix: str, head: str, array: Callable[[Any], np.ndarray],
+                 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The weights and biases (through ``array``) of one network of a state dict: its hidden
+    layers ``<prefix>.<i>`` in index order, then its output layer ``head``; a ``KeyError``
+    when one is missing."""
+    pattern = re.compile(re.escape(prefix) + r"\.(\d+)\.weight")
+    hidden = sorted(int(m.group(1)) for key in state if (m := pattern.fullmatch(key)))
+    names = [f"{prefix}.{i}" for i in hidden] + [head]
+    return [array(state[f"{n}.weight"]) for n in names], [array(state[f"{n}.bias"]) for n in names]
 
 
 def _array(tensor: Any) -> np.ndarray:
@@ -239,24 +249,32 @@ def _zip_activation(name: str, data: dict[str, Any]) -> str:
         raise PolicyFileError(f"{name}: cannot export activation {described!r}") from None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m zavandor_env.train.ppo.export model.zip [policy.npz]``: convert, print the
-    path."""
+def run_export(argv: Sequence[str] | None, usage: str, read: Callable[[Path], NumpyPolicy],
+               default_target: Callable[[Path], Path]) -> int:
+    """The command line of an export, ``SOURCE [OUT.npz]`` (``usage`` names the source):
+    convert with ``read(source)``, print the path written; 2 for bad arguments, 1 for a
+    source that does not convert."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not 1 <= len(args) <= 2 or args[0] in ("-h", "--help"):
-        print("usage: python -m zavandor_env.train.ppo.export MODEL.zip [OUT.npz]", file=sys.stderr)
+        print(f"usage: {usage} [OUT.npz]", file=sys.stderr)
         return 2
     source = Path(args[0])
-    target = Path(args[1]) if len(args) == 2 else source.with_suffix(SUFFIX)
+    target = Path(args[1]) if len(args) == 2 else default_target(source)
     try:
-        policy = policy_from_sb3_zip(source, {"exported_from": source.name})
-        written = save_policy(policy, target)
+        written = save_policy(read(source), target)
     except (PolicyFileError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(written)
     return 0
 
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m zavandor_env.train.ppo.export model.zip [policy.npz]``: convert, print the
+    path."""
+    return run_export(argv, "python -m zavandor_env.train.ppo.export MODEL.zip",
+                      lambda source: policy_from_sb3_zip(source, {"exported_from": source.name}),
+                      lambda source: source.with_suffix(SUFFIX))
 
 if __name__ == "__main__":
     sys.exit(main())

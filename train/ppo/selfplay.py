@@ -21,6 +21,7 @@ from zavandor_env.train.common.checkpointing import (
     Checkpoint,
     CheckpointError,
     CheckpointWriter,
+    does_not_fit,
     latest_checkpoint,
     model_shape,
     record_resume,
@@ -28,6 +29,7 @@ from zavandor_env.train.common.checkpointing import (
 from zavandor_env.train.common.run import (
     TrainingInterrupted,
     clock_state,
+    close_quietly,
     interrupted,
     load_run_config,
     open_run,
@@ -77,20 +79,9 @@ def restore_model(model: Any, checkpoint: Checkpoint) -> None:
     try:
         model.set_parameters(checkpoint.params, exact_match=True, device="cpu")
     except (RuntimeError, ValueError, KeyError) as exc:
-        detail = " ".join(str(exc).split())[:300]
-        raise CheckpointError(
-            f"checkpoint {checkpoint.path.name} does not fit the run's config (were net_arch or "
-            f"activation changed with --set?): {detail}") from None
+        raise does_not_fit(checkpoint, exc) from None
     model.num_timesteps = checkpoint.step
     model._n_updates = int(checkpoint.state.get("n_updates", 0))
-
-
-def _close_quietly(close: Callable[[], Any]) -> None:
-    """Close a resource on the way out; after Ctrl-C worker processes may already be gone."""
-    try:
-        close()
-    except (OSError, EOFError, KeyboardInterrupt):
-        pass
 
 
 # ---- the run ----------------------------------------------------------------------------------
@@ -163,8 +154,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         raise interrupted(run_dir, int(model.num_timesteps), callback.updating,
                           save_checkpoint) from None
     finally:
-        for close in (writer.flush, logger.close, venv.close):
-            _close_quietly(close)
+        close_quietly(writer.flush, logger.close, venv.close)
         release(run_dir)
     return run_dir
 
@@ -207,10 +197,10 @@ def _build_model(cfg: TrainConfig, pool: Any, checkpoint: Checkpoint | None, ini
 
             imitate(model, cfg)
     except CheckpointError:
-        _close_quietly(venv.close)
+        close_quietly(venv.close)
         raise
     except PolicyFileError as exc:  # read_init_policy passed: the model differs from cfg
-        _close_quietly(venv.close)
+        close_quietly(venv.close)
         shutil.rmtree(run_dir, ignore_errors=True)  # made by this call: config.yaml only
         raise TrainConfigError(f"config key 'init_policy': {exc}") from None
     return model, venv

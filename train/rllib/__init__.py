@@ -13,15 +13,9 @@ from __future__ import annotations
 import importlib.util
 
 # The agents layer owns the Ray session helpers (``eval --ray`` uses them too).
-from zavandor_env.eval.ray_cluster import (
-    RAY_INSTALL,
-    RayConnectionError,
-    RayMissingError,
-    ray_session,
-)
+from zavandor_env.eval.ray_cluster import RayConnectionError, RayMissingError, ray_session
 
-__all__ = ["RAY_INSTALL", "RayConnectionError", "RayMissingError", "ray_available",
-           "ray_session"]
+__all__ = ["RayConnectionError", "RayMissingError", "ray_available", "ray_session"]
 
 
 def ray_available() -> bool:

@@ -15,7 +15,6 @@ converts the newest checkpoint of a run (or one checkpoint folder) without Ray.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,10 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError, save_policy
+from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError
 from zavandor_env.engine.actions import NUM_ACTIONS
-
-_LAYER = re.compile(r"(actor|critic)\.(\d+)\.weight")
 
 
 def _array(value: Any) -> np.ndarray:
@@ -37,12 +34,10 @@ def _array(value: Any) -> np.ndarray:
 
 def _tower(state: Mapping[str, Any], tower: str, head: str) -> tuple[list[np.ndarray],
                                                                      list[np.ndarray]]:
-    indices = sorted(int(m.group(2)) for key in state
-                     if (m := _LAYER.fullmatch(key)) and m.group(1) == tower)
-    names = [f"{tower}.{i}" for i in indices] + [head]
+    from zavandor_env.train.ppo.export import layer_arrays
+
     try:
-        return ([_array(state[f"{n}.weight"]) for n in names],
-                [_array(state[f"{n}.bias"]) for n in names])
+        return layer_arrays(state, tower, head, _array)
     except KeyError as exc:
         raise PolicyFileError(f"module state lacks {exc.args[0]!r}") from None
 
@@ -90,22 +85,12 @@ def policy_from_checkpoint(path: str | Path, info: dict[str, Any] | None = None)
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m zavandor_env.train.rllib.export RUN_OR_CHECKPOINT [OUT.npz]``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not 1 <= len(args) <= 2 or args[0] in ("-h", "--help"):
-        print("usage: python -m zavandor_env.train.rllib.export RUN_DIR_OR_CHECKPOINT "
-              "[OUT.npz]", file=sys.stderr)
-        return 2
-    source = Path(args[0])
-    target = Path(args[1]) if len(args) == 2 else source / "policy.npz"
-    try:
-        written = save_policy(policy_from_checkpoint(source, {"exported_from": str(source)}),
-                              target)
-    except (PolicyFileError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(written)
-    return 0
+    from zavandor_env.train.ppo.export import run_export
 
+    return run_export(argv, "python -m zavandor_env.train.rllib.export RUN_DIR_OR_CHECKPOINT",
+                      lambda source: policy_from_checkpoint(source,
+                                                            {"exported_from": str(source)}),
+                      lambda source: source / "policy.npz")
 
 if __name__ == "__main__":
     sys.exit(main())

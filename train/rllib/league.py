@@ -25,22 +25,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from zavandor_env.envs.opponents import PoolSpec
 from zavandor_env.train.config import SNAPSHOT, TrainConfig
 
 MAIN = "main"
 
 
-def slot_id(k: int) -> str:
-    return f"snap_{k}"
-
-
 def scripted_id(k: int) -> str:
     return f"scripted_{k}"
-
-
-def scripted_specs(cfg: TrainConfig) -> list[str]:
-    """The agent specs played inside the environment, in delegate order (config order)."""
-    return [spec for spec in cfg.opponent_weights if spec != SNAPSHOT]
 
 
 @dataclass
@@ -64,27 +56,17 @@ class LeagueMapping:
     latest_share: float = 0.5
 
     def lineup(self, episode_id: str) -> list[str]:
-        """The module id of every seat of the episode with this id."""
+        """The module id of every seat of the episode with this id: the other seats drawn
+        as the SB3 pool draws them (:meth:`PoolSpec.draw`, a slot standing for its file)."""
         rng = random.Random(episode_id)  # a str seed is hashed stably (not Python's hash())
         n = self.num_players
         main = self.learner_seat if self.learner_seat is not None else rng.randrange(n)
-        keys = [k for k, w in self.weights.items() if w > 0 and (k != SNAPSHOT or self.slots)]
-        seats = []
-        for seat in range(n):
-            if seat == main:
-                seats.append(MAIN)
-                continue
-            if not keys:  # only snapshots weighted and none yet: random until the first
-                seats.append(self.scripted.get("random", MAIN))
-                continue
-            key = rng.choices(keys, weights=[self.weights[k] for k in keys])[0]
-            if key != SNAPSHOT:
-                seats.append(self.scripted[key])
-            elif len(self.slots) == 1 or rng.random() < self.latest_share:
-                seats.append(self.slots[-1])
-            else:
-                seats.append(rng.choice(self.slots[:-1]))
-        return seats
+        pool = PoolSpec(self.weights, [(slot, slot) for slot in self.slots], self.latest_share)
+        # (slot, slot) or (agent spec, None) per other seat; only snapshots weighted and none
+        # yet: "random" until the first
+        drawn = pool.draw(rng, n - 1)
+        others = iter([slot or self.scripted.get(key, MAIN) for key, slot in drawn])
+        return [MAIN if seat == main else next(others) for seat in range(n)]
 
     def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
         seat = int(str(agent_id).rpartition("_")[2])
@@ -97,7 +79,8 @@ class League:
 
     def __init__(self, cfg: TrainConfig) -> None:
         self.cfg = cfg
-        self.specs = scripted_specs(cfg)
+        #: the agent specs played inside the environment, in delegate order (config order)
+        self.specs = [spec for spec in cfg.opponent_weights if spec != SNAPSHOT]
         #: filled slots, oldest first: (slot id, snapshot label)
         self.filled: list[tuple[str, str]] = []
 
@@ -106,7 +89,7 @@ class League:
         return {spec: scripted_id(k) for k, spec in enumerate(self.specs)}
 
     def slot_ids(self) -> list[str]:
-        return [slot_id(k) for k in range(self.cfg.pool_size)]
+        return [f"snap_{k}" for k in range(self.cfg.pool_size)]
 
     def next_slot(self) -> str:
         """The slot the next snapshot goes to: an empty one, else the oldest."""

@@ -29,6 +29,7 @@ already open in this process, e.g. a test's, is used as it is); ``"auto"`` or
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -39,15 +40,19 @@ from typing import Any
 
 import numpy as np
 
+from zavandor_env.io.params import one_line
 from zavandor_env.io.printable import terminal_safe
 from zavandor_env.train.common.checkpointing import (
     Checkpoint,
     CheckpointError,
     CheckpointWriter,
+    does_not_fit,
     model_shape,
     write_model_zip,
 )
+from zavandor_env.train.common.pool import snapshot_label
 from zavandor_env.train.common.run import (
+    close_quietly,
     interrupted,
     load_run_config,
     open_run,
@@ -56,8 +61,9 @@ from zavandor_env.train.common.run import (
     seed_everything,
     warn,
 )
-from zavandor_env.train.config import SNAPSHOT, TrainConfig, load_config
+from zavandor_env.train.config import TrainConfig, load_config
 from zavandor_env.train.rllib import RayMissingError, ray_session
+from zavandor_env.train.rllib.league import MAIN, League, scripted_id
 
 #: Where the RLlib backend's TensorBoard scalars from the learner go, by SB3's names.
 LEARNER_TAGS = {"policy_loss": "train/policy_gradient_loss", "vf_loss": "train/value_loss",
@@ -65,14 +71,12 @@ LEARNER_TAGS = {"policy_loss": "train/policy_gradient_loss", "vf_loss": "train/v
                 "vf_explained_var": "train/explained_variance", "total_loss": "train/loss"}
 
 
-def import_rllib(what: str = "backend rllib") -> Any:
-    """``ray`` with RLlib importable, or :class:`RayMissingError` naming the extra."""
+def import_rllib() -> None:
+    """Import Ray's RLlib, or raise :class:`RayMissingError` naming the extra."""
     try:
-        import ray
         import ray.rllib  # noqa: F401  (RLlib's own dependencies: dm-tree, pyarrow...)
     except ImportError as exc:
-        raise RayMissingError(what, " ".join(str(exc).split())) from None
-    return ray
+        raise RayMissingError("backend rllib", one_line(exc)) from None
 
 
 # ---- the algorithm ----------------------------------------------------------------------------
@@ -89,7 +93,6 @@ def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
 
     from zavandor_env.engine.actions import NUM_ACTIONS
     from zavandor_env.envs.rllib import ZavandorMultiAgentEnv
-    from zavandor_env.train.rllib.league import MAIN, scripted_id
     from zavandor_env.train.rllib.module import MaskedActorCritic, ScriptedModule
     from zavandor_env.train.rllib.stats import GameStatsCallback
 
@@ -128,20 +131,21 @@ def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
     )
 
 
-def _quiet_rllib_notices() -> None:
-    """RLlib's config check warns on every build that PPO now runs on its new API stack --
-    which is the one this backend is written for."""
-    import logging
-
-    logging.getLogger("ray.rllib.algorithms.algorithm_config").setLevel(logging.ERROR)
-
-
 def module_states(algo: Any, optimizer: bool = False) -> dict[str, Any]:
     """The learner's module weights (module id -> name -> array) and, when asked, its
     optimizer state, as plain containers of NumPy arrays."""
     components = ["learner/rl_module"] + (["learner/optimizer"] if optimizer else [])
     state = algo.learner_group.get_state(components=components)["learner"]
     return state if optimizer else state["rl_module"]
+
+
+def _tree_map(leaf: Callable[[Any], Any], value: Any) -> Any:
+    """``value`` with ``leaf`` applied to everything inside its dicts, lists and tuples."""
+    if isinstance(value, dict):
+        return {k: _tree_map(leaf, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_tree_map(leaf, v) for v in value)
+    return leaf(value)
 
 
 def _to_torch(value: Any) -> Any:
@@ -151,30 +155,19 @@ def _to_torch(value: Any) -> Any:
 
     if isinstance(value, np.ndarray):
         return torch.from_numpy(np.ascontiguousarray(value))
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, dict):
-        return {k: _to_torch(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_torch(v) for v in value)
-    return value
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _to_numpy(value: Any) -> Any:
-    if hasattr(value, "detach"):
-        return value.detach().cpu().numpy()
-    if isinstance(value, dict):
-        return {k: _to_numpy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_numpy(v) for v in value)
-    return value
+    return value.detach().cpu().numpy() if hasattr(value, "detach") else value
 
 
 def write_model(algo: Any, path: Path) -> None:
     """``model.zip`` of a checkpoint: the weights of every module and the learner's
     optimizer, tensors and plain containers only."""
     state = module_states(algo, optimizer=True)
-    write_model_zip(path, _to_torch(state["rl_module"]), _to_torch(state["optimizer"]))
+    write_model_zip(path, _tree_map(_to_torch, state["rl_module"]),
+                    _tree_map(_to_torch, state["optimizer"]))
 
 
 def restore(algo: Any, checkpoint: Checkpoint) -> None:
@@ -187,15 +180,12 @@ def restore(algo: Any, checkpoint: Checkpoint) -> None:
             f"checkpoint {checkpoint.path.name} holds modules {sorted(modules)}, the run's "
             f"config builds {sorted(expected)} (was pool_size or opponent_weights changed "
             "with --set?)")
-    state = {"learner": {"rl_module": _to_numpy(modules),
-                         "optimizer": _to_numpy(checkpoint.params["policy.optimizer"])}}
+    state = {"learner": {"rl_module": _tree_map(_to_numpy, modules),
+                         "optimizer": _tree_map(_to_numpy, checkpoint.params["policy.optimizer"])}}
     try:
         algo.set_state({"learner_group": state})
     except (RuntimeError, ValueError, KeyError) as exc:
-        detail = " ".join(str(exc).split())[:300]
-        raise CheckpointError(
-            f"checkpoint {checkpoint.path.name} does not fit the run's config (were net_arch or "
-            f"activation changed with --set?): {detail}") from None
+        raise does_not_fit(checkpoint, exc) from None
 
 
 def push_mapping(algo: Any, mapping: Any) -> None:
@@ -214,9 +204,6 @@ def push_mapping(algo: Any, mapping: Any) -> None:
 
 def add_snapshot(algo: Any, league: Any, step: int) -> str:
     """Copy ``main``'s weights into the next snapshot slot and start drawing it."""
-    from zavandor_env.train.common.pool import snapshot_label
-    from zavandor_env.train.rllib.league import MAIN
-
     slot = league.next_slot()
     main = module_states(algo)[MAIN]
     algo.set_state({"learner_group": {"learner": {"rl_module": {slot: main}}}})
@@ -228,7 +215,6 @@ def add_snapshot(algo: Any, league: Any, step: int) -> str:
 def export_main(algo: Any, cfg: TrainConfig, info: dict[str, Any] | None = None) -> Any:
     """``main``'s weights-only policy (actor and critic), from the learner."""
     from zavandor_env.train.rllib.export import policy_from_module_state
-    from zavandor_env.train.rllib.league import MAIN
 
     return policy_from_module_state(module_states(algo)[MAIN], cfg.activation, info)
 
@@ -247,10 +233,9 @@ class _Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
-        from zavandor_env.agents.registry import parse_spec
+        from zavandor_env.train.common.evaluate import spec_labels
         from zavandor_env.train.common.rating import PoolRating
         from zavandor_env.train.common.run import Schedule
-        from zavandor_env.train.rllib.league import League
 
         state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
         self.cfg = cfg
@@ -265,7 +250,9 @@ class _Trainer:
             self.league.load_state_dict(state.get("pool", {}))
             self.rating.load_state_dict(state["rating"])
             self.totals.update(state.get("totals", {}))
-        _quiet_rllib_notices()
+        # RLlib's config check warns on every build that PPO now runs on its new API stack,
+        # which is the one this backend is written for.
+        logging.getLogger("ray.rllib.algorithms.algorithm_config").setLevel(logging.ERROR)
         self.algo = algorithm_config(cfg, self.league, self.start_step).build_algo()
         if checkpoint is not None:
             try:
@@ -282,9 +269,7 @@ class _Trainer:
         self.saves = Schedule(cfg.ppo.checkpoint_every, self.start_step)
         self.last_eval: dict[str, Any] = {}
         self.evaluated = self.saved = -1  # the steps of the last evaluation and checkpoint
-        self.labels = {spec: parse_spec(spec).label
-                       for spec in [*cfg.opponent_weights, *cfg.eval_opponents]
-                       if spec != SNAPSHOT}
+        self.labels = spec_labels(cfg)
         self.updating = False
         self.clock = time.perf_counter()
         self.clock_step = self.step
@@ -349,11 +334,7 @@ class _Trainer:
         self.saved = step
 
     def close(self) -> None:
-        for close in (self.writer.flush, self.writer.close, self.algo.stop):
-            try:
-                close()
-            except (OSError, EOFError, KeyboardInterrupt):
-                pass  # on the way out after Ctrl-C: workers may already be gone
+        close_quietly(self.writer.flush, self.writer.close, self.algo.stop)
 
 
 def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None,

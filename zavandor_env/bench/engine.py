@@ -19,58 +19,67 @@ Both rows play the very same games.
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from zavandor_env.bench.records import BenchRow, RecordedGame, check_seconds
+from zavandor_env.bench.records import (
+    BenchRow,
+    RecordedGame,
+    check_seconds,
+    games_row,
+    rate_row,
+    time_calls,
+)
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.native import core_module
 
 __all__ = ["BenchRow", "RecordedGame", "check_seconds"]  # re-exported: the rows' one definition
 
 
-def _row(name: str, n: int, decisions: int, games: int, rounds: int, truncated: int,
-         seconds: float, unit: str = "decisions/s") -> BenchRow:
-    return BenchRow(name, n, decisions / seconds, unit, games, truncated / max(1, games),
-                    rounds / max(1, games), decisions / max(1, games), seconds)
+def _play_random(game: Game, rng: random.Random, until_round: int | None = None) -> int:
+    """Uniformly random legal play until the game ends (or reaches ``until_round``); returns
+    the decisions taken."""
+    decisions = 0
+    while not game.is_over and (until_round is None or game.round < until_round):
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.random() * len(legal))])
+        decisions += 1
+    return decisions
 
 
 def bench_engine(num_players: int, seconds: float = 3.0, seed: int = 0) -> BenchRow:
     """Uniformly random legal play through :class:`Game` for about ``seconds``."""
-    seconds = check_seconds(seconds)
     rng = random.Random(seed)
     config = GameConfig(num_players=num_players)
-    decisions = games = rounds = truncated = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        game = Game.new(config, seed=seed + games)
-        while not game.is_over:
-            legal = game.legal_actions()
-            game.apply(legal[int(rng.random() * len(legal))])
-            decisions += 1
-        games += 1
-        rounds += game.round
-        truncated += game.truncated
-        if time.perf_counter() >= deadline:
-            break
-    return _row("engine [Game API], uniformly random play", num_players, decisions,
-                games, rounds, truncated, time.perf_counter() - start)
+
+    def play(i: int) -> tuple[int, int, int]:
+        game = Game.new(config, seed=seed + i)
+        return _play_random(game, rng), game.truncated, game.round
+
+    return games_row("engine [Game API], uniformly random play", num_players, seconds, play)
+
+
+def _native_batches(seconds: float, run: Callable[[int, int], tuple[int, float]], batch: int,
+                    cap: int) -> tuple[int, int, float]:
+    """Call ``run(units so far, batch)`` (C++ work of ``batch`` units, returning its count and
+    seconds), doubling ``batch`` up to ``cap``, until ``seconds`` of C++ time: the counts, the
+    units and the seconds."""
+    done = units = 0
+    spent = 0.0
+    while spent < seconds:
+        taken, elapsed = run(units, batch)
+        done, units, spent = done + taken, units + batch, spent + elapsed
+        batch = min(batch * 2, cap)
+    return done, units, spent
 
 
 def bench_engine_native(num_players: int, seconds: float = 3.0, seed: int = 0) -> BenchRow:
     """Uniformly random play inside the C++ core (its own loop and generator) for about
     ``seconds``, in batches of games timed in C++."""
-    seconds = check_seconds(seconds)
-    native = core_module()
     config = GameConfig(num_players=num_players).to_dict()
-    decisions = games = 0
-    spent = 0.0
-    batch = 16
-    while spent < seconds:
-        taken, elapsed = native.bench_random(config, seed + games, batch)
-        decisions, games, spent = decisions + taken, games + batch, spent + elapsed
-        batch = min(batch * 2, 4096)
+    decisions, games, spent = _native_batches(
+        seconds, lambda done, batch: core_module().bench_random(config, seed + done, batch),
+        16, 4096)
     return BenchRow("engine [C++ loop], uniformly random play", num_players,
                     decisions / spent, "decisions/s", games, None, None, decisions / games,
                     spent)
@@ -84,7 +93,6 @@ def record_heuristic_games(
     from zavandor_env.agents.heuristic import HeuristicAgent  # the bench is a top-level tool
     from zavandor_env.eval.match import play_game
 
-    seconds = check_seconds(seconds)
     config = GameConfig(num_players=num_players)
     agents = [HeuristicAgent(seed=seat) for seat in range(num_players)]
     games: list[RecordedGame] = []
@@ -95,9 +103,10 @@ def record_heuristic_games(
         spent += result.seconds
         games.append(RecordedGame(result.seed, tuple(result.replay["actions"]), result.rounds,
                                   result.truncated))
-    row = _row("heuristic self-play (agents included)", num_players,
-               sum(len(g.actions) for g in games), len(games), sum(g.rounds for g in games),
-               sum(g.truncated for g in games), spent)
+    decisions = sum(len(g.actions) for g in games)
+    row = BenchRow("heuristic self-play (agents included)", num_players, decisions / spent,
+                   "decisions/s", len(games), sum(g.truncated for g in games) / len(games),
+                   sum(g.rounds for g in games) / len(games), decisions / len(games), spent)
     return row, games
 
 
@@ -105,68 +114,47 @@ def bench_replay(games: Sequence[RecordedGame], num_players: int,
                  seconds: float = 3.0) -> BenchRow:
     """The engine's side of recorded games (``legal_actions()`` + ``apply()`` for every
     decision), cycling through ``games`` for about ``seconds``."""
-    seconds = check_seconds(seconds)
-    if not games:
-        raise ValueError("bench_replay needs at least one recorded game")
     config = GameConfig(num_players=num_players)
-    decisions = played = rounds = truncated = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        record = games[played % len(games)]
+
+    def play(i: int) -> tuple[int, int, int]:
+        record = games[i % len(games)]
         game = Game.new(config, seed=record.seed)
         for action in record.actions:
             game.legal_actions()  # an agent needs them for every decision
             game.apply(action)
-        decisions += len(record.actions)
-        played += 1
-        rounds += game.round
-        truncated += game.truncated
-        if time.perf_counter() >= deadline:
-            break
-    return _row("engine [Game API], replayed heuristic games", num_players, decisions,
-                played, rounds, truncated, time.perf_counter() - start)
+        return len(record.actions), game.truncated, game.round
+
+    return games_row("engine [Game API], replayed heuristic games", num_players, seconds, play)
 
 
 def bench_replay_native(games: Sequence[RecordedGame], num_players: int,
                         seconds: float = 3.0) -> BenchRow:
     """The recorded games replayed inside the C++ core (legal actions computed and each
     decision checked against them, as :meth:`Game.apply` does), for about ``seconds``."""
-    seconds = check_seconds(seconds)
-    if not games:
-        raise ValueError("bench_replay_native needs at least one recorded game")
-    native = core_module()
     config = GameConfig(num_players=num_players).to_dict()
     seeds = [g.seed for g in games]
     actions = [list(g.actions) for g in games]
-    decisions = played = 0
-    spent = 0.0
-    repeats = 1
-    while spent < seconds:
-        taken, elapsed = native.bench_replay(config, seeds, actions, repeats)
-        decisions, played, spent = decisions + taken, played + repeats * len(games), spent + elapsed
-        repeats = min(repeats * 2, 1024)
-    rounds = sum(g.rounds for g in games) / len(games)
-    truncated = sum(g.truncated for g in games) / len(games)
+    decisions, repeats, spent = _native_batches(
+        seconds, lambda _done, batch: core_module().bench_replay(config, seeds, actions, batch),
+        1, 1024)
+    played = repeats * len(games)
     return BenchRow("engine [C++ loop], replayed heuristic games", num_players,
-                    decisions / spent, "decisions/s", played, truncated, rounds,
-                    decisions / played, spent)
+                    decisions / spent, "decisions/s", played,
+                    sum(g.truncated for g in games) / len(games),
+                    sum(g.rounds for g in games) / len(games), decisions / played, spent)
 
 
 def _mid_game(num_players: int, seed: int, record: RecordedGame | None) -> Game:
     """Halfway through ``record`` when given (a game that ends by the rules), else where
     random play reaches round 5 or ends."""
     config = GameConfig(num_players=num_players)
-    if record is not None:
-        game = Game.new(config, seed=record.seed)
-        for action in record.actions[: len(record.actions) // 2]:
-            game.apply(action)
-    else:
-        rng = random.Random(seed)
+    if record is None:
         game = Game.new(config, seed=seed)
-        while not game.is_over and game.round < 5:
-            legal = game.legal_actions()
-            game.apply(legal[int(rng.random() * len(legal))])
+        _play_random(game, random.Random(seed), until_round=5)
+        return game
+    game = Game.new(config, seed=record.seed)
+    for action in record.actions[: len(record.actions) // 2]:
+        game.apply(action)
     return game
 
 
@@ -174,31 +162,24 @@ def bench_clone(num_players: int, seconds: float = 1.0, seed: int = 0,
                 record: RecordedGame | None = None) -> BenchRow:
     """Clones per second of a mid-game state (see :func:`_mid_game`) through
     :meth:`Game.clone`."""
-    seconds = check_seconds(seconds)
     game = _mid_game(num_players, seed, record)
-    count = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
+
+    def clones(_i: int) -> int:
         for _ in range(100):
             game.clone()
-        count += 100
-    elapsed = time.perf_counter() - start
-    return BenchRow("engine [Game API], clone a mid-game state", num_players,
-                    count / elapsed, "clones/s", seconds=elapsed)
+        return 100
+
+    return rate_row("engine [Game API], clone a mid-game state", num_players, "clones/s",
+                    seconds, clones)
 
 
 def bench_clone_native(num_players: int, seconds: float = 1.0, seed: int = 0,
                        record: RecordedGame | None = None) -> BenchRow:
     """Clones per second of the same mid-game state inside the C++ core."""
-    seconds = check_seconds(seconds)
     core = _mid_game(num_players, seed, record).native_core
-    native = core_module()
-    count, spent, batch = 0, 0.0, 1000
-    while spent < seconds:
-        spent += native.bench_clones(core, batch)
-        count += batch
-        batch = min(batch * 2, 1_000_000)
+    count, _, spent = _native_batches(
+        seconds, lambda _done, batch: (batch, core_module().bench_clones(core, batch)),
+        1000, 1_000_000)
     return BenchRow("engine [C++ loop], clone a mid-game state", num_players,
                     count / spent, "clones/s", seconds=spent)
 
@@ -207,6 +188,7 @@ def engine_section(num_players: int, seconds: float,
                    seed: int) -> tuple[list[BenchRow], list[RecordedGame]]:
     """The engine rows of one player count: random play, heuristic self-play (recorded),
     the recorded games replayed, clones; each through the Game API and in a C++ loop."""
+    seconds = check_seconds(seconds)
     selfplay, recorded = record_heuristic_games(num_players, seconds, seed)
     clone_seconds = min(1.0, seconds)
     rows = [bench_engine(num_players, seconds, seed),
@@ -242,25 +224,22 @@ def bench_mcts(num_players: int, seconds: float = 3.0, seed: int = 0,
     a heuristic game, cycling through its positions for about ``seconds``."""
     from zavandor_env.agents.mcts import MCTSAgent
 
-    seconds = check_seconds(seconds)
     positions = searched_positions(num_players, seed)
     # The IS-MCTS tree search with a one-round horizon around the heuristic, as the published
     # rows were measured (the agent's default is now the flat search around the planner, whose
     # iterations are whole-game playouts).
     agent = MCTSAgent(seed=seed, iterations=iterations, algorithm="tree",
                       horizon_rounds=1, policy="heuristic")
-    done = decisions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        position = positions[decisions % len(positions)]
+
+    def search(i: int) -> int:
+        position = positions[i % len(positions)]
         agent.reset(position.current_player, num_players)
         agent.last_iterations = 0  # a decision the agent does not search adds none
         agent.act(None, position.view(position.current_player), position.legal_actions())
-        done += agent.last_iterations
-        decisions += 1
-    elapsed = time.perf_counter() - start
-    return BenchRow(f"mcts, {iterations} iterations per decision", num_players,
-                    done / elapsed, "iterations/s", seconds=elapsed)
+        return agent.last_iterations
+
+    return rate_row(f"mcts, {iterations} iterations per decision", num_players, "iterations/s",
+                    seconds, search)
 
 
 def bench_netsearch(num_players: int, seconds: float = 3.0, seed: int = 0,
@@ -272,27 +251,66 @@ def bench_netsearch(num_players: int, seconds: float = 3.0, seed: int = 0,
     from zavandor_env.agents.netsearch import DEFAULT_NET, NetworkSearch, cached_policy
     from zavandor_env.resources import data_path
 
-    seconds = check_seconds(seconds)
     positions = searched_positions(num_players, seed)
     policy = cached_policy(str(data_path(DEFAULT_NET.format(n=num_players))))
-    search = NetworkSearch(policy, iterations=iterations)
-    done = decisions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        position = positions[decisions % len(positions)]
-        done += search.run(position, position.current_player, decisions).iterations
-        decisions += 1
-    elapsed = time.perf_counter() - start
-    return BenchRow(f"mcts:policy=network, {iterations} iterations per decision",
-                    num_players, done / elapsed, "iterations/s", seconds=elapsed)
+    net = NetworkSearch(policy, iterations=iterations)
+
+    def search(i: int) -> int:
+        position = positions[i % len(positions)]
+        return int(net.run(position, position.current_player, i).iterations)
+
+    return rate_row(f"mcts:policy=network, {iterations} iterations per decision", num_players,
+                    "iterations/s", seconds, search)
+
+
+def bench_vector_row(num_players: int, num_envs: int = 64, seconds: float = 3.0,
+                     opponents: Any = "random", seed: int = 0, **options: Any) -> BenchRow:
+    """Learner steps per second of :class:`~zavandor_env.envs.vector.ZavandorVectorEnv` with
+    ``num_envs`` games (``opponents`` played natively, ``options`` as the env's) and uniformly
+    random legal learner actions, for about ``seconds`` in this process, with games, truncated
+    share and rounds; rule ``options`` that differ from the rulebook's are named in the row."""
+    import numpy as np
+
+    from zavandor_env.envs.vector import ZavandorVectorEnv
+
+    env = ZavandorVectorEnv(num_envs, num_players, opponents=opponents, seed=seed, copy=False,
+                            **options)
+    rng = np.random.default_rng(seed)
+    env.reset()
+
+    def steps(_i: int) -> tuple[int, int, int]:
+        """16 steps of every game: the games they finished, truncated ones, their rounds."""
+        games = truncated = rounds = 0
+        for _ in range(16):
+            mask = env.action_masks()
+            scores = rng.random(mask.shape)  # their argmax: a uniformly random legal action
+            scores[~mask] = -1.0
+            _obs, _rew, _term, trunc, infos = env.step(scores.argmax(axis=1))
+            if "final_info" in infos:
+                finished = infos["_final_info"]
+                games += int(finished.sum())
+                truncated += int(trunc.sum())
+                rounds += int(np.asarray(infos["final_info"]["rounds"])[finished].sum())
+        return games, truncated, rounds
+
+    games, truncated, rounds, calls, elapsed = time_calls(seconds, steps)
+    env.close()
+    taken = calls * 16 * num_envs
+    return BenchRow(
+        name=f"vector env N={num_envs} vs {opponents} (native)"
+             + "".join(f", {k}={v}" for k, v in sorted(options.items())),
+        players=num_players, per_second=taken / elapsed, unit="steps/s", games=games,
+        truncated_share=truncated / games if games else None,
+        rounds_per_game=rounds / games if games else None,
+        per_game=taken / games if games else None, seconds=elapsed,
+    )
 
 
 def search_and_vector_rows(num_players: int, seconds: float = 3.0,
                            seed: int = 0) -> list[BenchRow]:
     """Rows of what runs in C++ beyond the engine: the batched vector env (N=64, random and
     heuristic opponents), MCTS iterations per second, and the network-guided search's."""
-    from zavandor_env.bench.vector import bench_vector_row
-
+    seconds = check_seconds(seconds)
     # Under the rulebook's Curse a random learner is out within a round (games of ~5 learner
     # steps: new deals dominate); with the affordability filter games run their full length.
     rows = [bench_vector_row(num_players, 64, seconds, opponents, **options)

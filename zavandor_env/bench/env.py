@@ -11,16 +11,14 @@ game.  A game counts as truncated when any agent's ``truncation`` flag was set.
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from zavandor_env.bench.records import BenchRow, RecordedGame, check_seconds
+from zavandor_env.bench.records import BenchRow, RecordedGame, check_seconds, games_row
 
 REFERENCE_PEER = "texas_holdem_v4"
 PEERS = (REFERENCE_PEER, "connect_four_v3")
@@ -60,22 +58,13 @@ def bench_aec(make_env: Callable[[], Any], name: str, seconds: float = 3.0,
               seed: int = 0, players: int | None = None) -> BenchRow:
     """Uniformly random play through any PettingZoo AEC env whose observation or info has a
     mask."""
-    seconds = check_seconds(seconds)
     aec = make_env()
     choose = _random_chooser(seed)
     _play(aec, seed, choose)  # warm-up: imports, caches
-    steps = games = cut = 0
-    start = time.perf_counter()
-    while True:
-        n, truncated = _play(aec, None, choose)
-        steps, games, cut = steps + n, games + 1, cut + truncated
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    players = players or len(aec.possible_agents)
+    row = games_row(name, players or len(aec.possible_agents), seconds,
+                    lambda _i: (*_play(aec, None, choose), 0), "steps/s", rounds=False)
     aec.close()
-    return BenchRow(name, players, steps / elapsed, "steps/s", games, cut / games, None,
-                    steps / games, elapsed)
+    return row
 
 
 def bench_aec_replay(make_env: Callable[[], Any], name: str, games: Sequence[RecordedGame],
@@ -84,29 +73,18 @@ def bench_aec_replay(make_env: Callable[[], Any], name: str, games: Sequence[Rec
     through ``games`` for about ``seconds``.  A first, untimed replay checks that the first
     game reaches its recorded end (same seed, same decisions), so the timing is of the real
     games."""
-    seconds = check_seconds(seconds)
-    if not games:
-        raise ValueError("bench_aec_replay needs at least one recorded game")
     aec = make_env()
 
-    def replay(record: RecordedGame) -> tuple[int, bool]:
-        return _play(aec, record.seed, lambda _o, _i, k: record.actions[k])
+    def replay(i: int) -> tuple[int, int, int]:
+        record = games[i % len(games)]
+        steps, truncated = _play(aec, record.seed, lambda _o, _i, k: record.actions[k])
+        return steps, truncated, record.rounds
 
-    for record in games[:1]:  # warm-up and check
-        if replay(record)[0] != len(record.actions):
-            raise RuntimeError(f"{name}: recorded game (seed {record.seed}) did not replay")
-    steps = played = cut = rounds = 0
-    start = time.perf_counter()
-    while True:
-        record = games[played % len(games)]
-        n, truncated = replay(record)
-        steps, played, cut, rounds = steps + n, played + 1, cut + truncated, rounds + record.rounds
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
+    if replay(0)[0] != len(games[0].actions):  # warm-up and check
+        raise RuntimeError(f"{name}: recorded game (seed {games[0].seed}) did not replay")
+    row = games_row(name, players, seconds, replay, "steps/s")
     aec.close()
-    return BenchRow(name, players, steps / elapsed, "steps/s", played, cut / played,
-                    rounds / played, steps / played, elapsed)
+    return row
 
 
 def bench_openspiel(game_name: str, seconds: float = 3.0, seed: int = 0) -> BenchRow:
@@ -115,13 +93,12 @@ def bench_openspiel(game_name: str, seconds: float = 3.0, seed: int = 0) -> Benc
     tensor, the legal actions, a random one applied; chance outcomes sampled (not counted)."""
     import pyspiel
 
-    seconds = check_seconds(seconds)
     game = pyspiel.load_game(game_name)
     rng = np.random.default_rng(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while True:
+
+    def play(_i: int) -> tuple[int, int, int]:
         state = game.new_initial_state()
+        steps = 0
         while not state.is_terminal():
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
@@ -131,20 +108,13 @@ def bench_openspiel(game_name: str, seconds: float = 3.0, seed: int = 0) -> Benc
             legal = state.legal_actions()
             state.apply_action(legal[int(rng.integers(len(legal)))])
             steps += 1
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return BenchRow(f"openspiel {game_name} (pyspiel), random play", game.num_players(),
-                    steps / elapsed, "steps/s", games, 0.0, None, steps / games, elapsed)
+        return steps, 0, 0
+
+    return games_row(f"openspiel {game_name} (pyspiel), random play", game.num_players(),
+                     seconds, play, "steps/s", rounds=False)
 
 
 OPENSPIEL_PEERS = ("leduc_poker", "connect_four")
-
-
-def _peer_factory(name: str) -> Callable[[], Any]:
-    module = importlib.import_module(f"pettingzoo.classic.{name}")  # ImportError if missing
-    return module.env  # type: ignore[no-any-return]
 
 
 def bench_env_section(
@@ -163,6 +133,7 @@ def bench_env_section(
     to texas_holdem_v4 through ``out`` and returns them."""
     from zavandor_env.envs.aec import env, raw_env
 
+    seconds = check_seconds(seconds)
     rows: list[BenchRow] = []
     for n in players:
         for factory, label in ((env, "env()"), (raw_env, "raw_env")):
@@ -177,14 +148,12 @@ def bench_env_section(
     reference = None
     for peer in PEERS:
         try:
-            make_peer = _peer_factory(peer)
+            module = importlib.import_module(f"pettingzoo.classic.{peer}")
         except ImportError as exc:
             out(f"  (skipped PettingZoo {peer}: {exc}; pip install -e '.[bench]')")
             continue
-        result = bench_aec(make_peer, f"pettingzoo {peer}, random play", seconds, seed)
-        rows.append(result)
-        if peer == REFERENCE_PEER:
-            reference = result
+        rows.append(bench_aec(module.env, f"pettingzoo {peer}, random play", seconds, seed))
+        reference = rows[-1] if peer == REFERENCE_PEER else reference
     for game_name in OPENSPIEL_PEERS:
         try:
             rows.append(bench_openspiel(game_name, seconds, seed))
@@ -199,15 +168,3 @@ def bench_env_section(
         out(line)
     return rows
 
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    bench_env_section(args.players, args.seconds, args.seed)
-
-
-if __name__ == "__main__":
-    main()

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from zavandor_env.cli import bench, evaluate, ladder, play, replay, scorecard, selfcheck, serve
-from zavandor_env.cli.common import Parser, UsageError, examples
+from zavandor_env.cli.common import Parser, UsageError, examples, fail
 from zavandor_env.cli.train import add_publish_parser, add_train_parser
 
 __all__ = ["UsageError", "build_parser", "main", "package_version"]
@@ -33,20 +33,11 @@ COMMANDS = (
 
 
 def package_version() -> str:
-    """The installed zavandor-env's version (the package's ``__version__``, else the
-    distribution's metadata, else ``unknown``)."""
-    import zavandor_env
+    """The installed zavandor-env's version (the package's ``__version__``, the one source
+    the build reads too)."""
+    from zavandor_env import __version__
 
-    version = getattr(zavandor_env, "__version__", None)
-    if version:
-        return str(version)
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version("zavandor-env")
-    except PackageNotFoundError:
-        return "unknown"
+    return __version__
 
 
 def build_parser() -> Parser:
@@ -93,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.commands[args.command].unrecognized(extras)
     try:
         return int(args.func(args) or 0)
+    except UsageError as exc:  # a value refused by a check the parser cannot make
+        return fail(args.command, exc)
     except BrokenPipeError:
         return _quiet_broken_pipe()
     except KeyboardInterrupt:

@@ -5,18 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from zavandor_env.cli.common import (
-    NON_NEGATIVE,
-    PLAYERS,
-    UsageError,
-    add_quiet,
-    check_writable_file,
-    examples,
-    fail,
-    progress_wanted,
-    seconds,
-    write_json,
-)
+from zavandor_env.cli import common
 
 if TYPE_CHECKING:
     from zavandor_env.bench.engine import BenchRow, RecordedGame
@@ -35,21 +24,21 @@ def add_parser(sub: Any) -> None:
         "iterations per second, and the peers (PettingZoo texas_holdem_v4 and "
         "connect_four_v3, OpenSpiel through pyspiel) when installed.  Every row shows the "
         "share of games cut off by a safety limit.",
-        epilog=examples("# a quick look (about a minute)",
-                        "zavandor bench --seconds 0.2",
-                        "# the engine alone at 2 players, every row also written as JSON",
-                        "zavandor bench --players 2 --engine-only --json bench.json"))
-    bench.add_argument("--players", type=PLAYERS, nargs="+", default=[2, 4, 6],
+        epilog=common.examples("# a quick look (about a minute)",
+                               "zavandor bench --seconds 0.2",
+                               "# the engine alone at 2 players, every row also written as JSON",
+                               "zavandor bench --players 2 --engine-only --json bench.json"))
+    bench.add_argument("--players", type=common.PLAYERS, nargs="+", default=[2, 4, 6],
                        help="player counts, 2-6 (default: 2 4 6)")
-    bench.add_argument("--seconds", type=seconds, default=3.0,
+    bench.add_argument("--seconds", type=common.seconds, default=3.0,
                        help="time per row (default 3; about 8 rows per player count)")
-    bench.add_argument("--seed", type=NON_NEGATIVE, default=0)
+    bench.add_argument("--seed", type=common.NON_NEGATIVE, default=0)
     bench.add_argument("--engine-only", action="store_true", help="skip env and peer rows")
     # Kept so that old command lines still run: there is no Python engine to time any more.
     bench.add_argument("--python-only", action="store_true", help=argparse.SUPPRESS)
     bench.add_argument("--json", metavar="FILE", help="also write every row to FILE as a list "
                        "of objects (name, players, per_second, unit, truncated_share, ...)")
-    add_quiet(bench)
+    common.add_quiet(bench)
     bench.set_defaults(func=run)
 
 
@@ -61,17 +50,15 @@ def run(args: argparse.Namespace) -> int:
     from zavandor_env.engine import native_available, native_status
 
     if not native_available():
-        return fail("bench", native_status())
+        return common.fail("bench", native_status())
     if args.python_only:
         print("(--python-only: every game runs on the C++ core now; timing it)")
     if args.json:
-        try:
-            check_writable_file(args.json)
-        except UsageError as exc:
-            return fail("bench", exc)
+        common.check_writable_file(args.json)
     rows: list[BenchRow] = []
     recorded: dict[int, list[RecordedGame]] = {}
-    for n in tqdm(args.players, desc="engine", unit="config", disable=not progress_wanted(args)):
+    quiet = not common.progress_wanted(args)
+    for n in tqdm(args.players, desc="engine", unit="config", disable=quiet):
         section, recorded[n] = engine_section(n, args.seconds, args.seed)
         rows += section
     print("Engine (one process, one core):")
@@ -81,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
         rows += _env_rows(args, recorded)
     if args.json:
         try:
-            write_json(args.json, [row.to_dict() for row in rows])
+            common.write_json(args.json, [row.to_dict() for row in rows])
         except OSError as exc:
-            return fail("bench", f"cannot write {args.json}: {exc.strerror or exc}")
+            return common.fail("bench", f"cannot write {args.json}: {exc.strerror or exc}")
         print(f"wrote {len(rows)} rows to {args.json}")
     return 0
 
@@ -102,6 +89,4 @@ def _env_rows(args: argparse.Namespace,
     from zavandor_env.bench.engine import search_and_vector_rows
 
     extras = partial(search_and_vector_rows, seconds=args.seconds, seed=args.seed)
-    rows: list[BenchRow] = bench_env_section(args.players, args.seconds, args.seed, recorded,
-                                             extras=extras)
-    return rows
+    return bench_env_section(args.players, args.seconds, args.seed, recorded, extras=extras)

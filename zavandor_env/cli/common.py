@@ -4,7 +4,9 @@ argument types, the one-line failure, examples in ``--help``, and where progress
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
+import json
 import math
 import os
 import re
@@ -13,7 +15,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zavandor_env.io.files import write_atomic
 from zavandor_env.io.limits import MAX_WORKERS
+from zavandor_env.io.printable import is_terminal, terminal_safe
 
 if TYPE_CHECKING:
     from zavandor_env.eval.run_folder import ReportFolder
@@ -40,7 +44,6 @@ def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
         return value
 
-    parse.__name__ = "integer"
     return parse
 
 
@@ -64,15 +67,10 @@ WORKERS = int_range(1, MAX_WORKERS)
 
 
 # ---- "did you mean" -------------------------------------------------------------------------
-def closest(word: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The known words nearest ``word`` (by difflib's ratio), best first; none when nothing is
-    near enough to be a typo."""
-    return difflib.get_close_matches(word, list(known), n=n, cutoff=0.6)
-
-
 def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` (or ``'x' or 'y'``) for a typo of a known word, else ``""``."""
-    near = closest(word, known)
+    """``"; did you mean 'x'?"`` (or ``'x' or 'y'``) for a typo of a known word (the nearest
+    three by difflib's ratio, best first), else ``""``."""
+    near = difflib.get_close_matches(word, list(known), n=3, cutoff=0.6)
     return f"; did you mean {' or '.join(repr(k) for k in near)}?" if near else ""
 
 
@@ -141,24 +139,18 @@ def examples(*lines: str) -> str:
 def fail(command: str, message: object) -> int:
     """One line on stderr (the message may quote a file: its control characters are shown
     escaped, never sent to the terminal) and exit code 2."""
-    from zavandor_env.io.printable import terminal_safe
-
     print(f"zavandor {command}: {terminal_safe(str(message), one_line=True)}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def show(text: str) -> None:
     """Print a report or a line that holds labels from a file, its control characters escaped."""
-    from zavandor_env.io.printable import terminal_safe
-
     print(terminal_safe(text))
 
 
 def progress_wanted(args: argparse.Namespace) -> bool:
     """Progress bars only for a person at a terminal: never with ``--quiet``, and never into a
     redirected log (stderr a file or a pipe), which would fill with redrawn bars."""
-    from zavandor_env.io.printable import is_terminal
-
     return not getattr(args, "quiet", False) and is_terminal(sys.stderr)
 
 
@@ -194,19 +186,7 @@ def check_writable_file(path: str) -> None:
 def write_json(path: str, data: Any) -> None:
     """Write ``data`` to ``path`` at once: a full disk leaves the old file or none, never
     one cut short."""
-    import json
-
-    from zavandor_env.io.files import write_atomic
-
     write_atomic(path, json.dumps(data, indent=2) + "\n")
-
-
-def remove_if_empty(path: Path) -> None:
-    """Leave no empty directory behind a failed run (a full one, or none, is left as it is)."""
-    try:
-        path.rmdir()
-    except OSError:
-        pass  # not empty (or already gone): nothing to tidy
 
 
 # ---- commands that play games into a report folder (eval, ladder, scorecard) ---------------
@@ -277,8 +257,9 @@ def play_into_folder(command: str, folder: ReportFolder, out: Path, existed: boo
     try:
         result = play()
     except BaseException as exc:
-        if not existed:
-            remove_if_empty(out)  # leave no empty directory behind a failed run
+        if not existed:  # leave no empty directory behind a failed run
+            with contextlib.suppress(OSError):  # not empty (or already gone): left as it is
+                out.rmdir()
         kept = resume_hint(out, folder)
         if isinstance(exc, (ValueError, ConnectionError)):  # a foreign journal; no cluster
             return fail(command, exc)

@@ -6,19 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from zavandor_env.cli.common import (
-    NON_NEGATIVE,
-    PLAYERS,
-    POSITIVE,
-    UsageError,
-    add_folder_options,
-    add_trust_pickle,
-    examples,
-    fail,
-    play_into_folder,
-    prepare_folder,
-    progress_wanted,
-)
+from zavandor_env.cli import common
 
 POLICY_2P = "policy:path=train/checkpoints/selfplay_2p/policy.npz"
 
@@ -32,7 +20,7 @@ def add_parser(sub: Any) -> None:
         "Each finished game is kept in --out/games.jsonl as it ends, so an interrupted run "
         "continues with the same command and --resume --out DIR. "
         "Agents that ask a person (human) cannot sit in a tournament: use zavandor play.",
-        epilog=examples(
+        epilog=common.examples(
             "# two rule-based agents, 20 games at 2 players",
             "zavandor eval --agents heuristic random --games 20",
             "# the shipped 2-player policy against the heuristic, replays kept",
@@ -44,26 +32,26 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--agents", nargs="+", metavar="SPEC",
                     help="agents as name or name:key=value,... (e.g. mcts:iterations=32, "
                     "random:label=r2)")
-    ev.add_argument("--players", type=PLAYERS, default=None,
+    ev.add_argument("--players", type=common.PLAYERS, default=None,
                     help="players per game, 2-6 (default: the YAML's, else 2)")
-    ev.add_argument("--games", type=POSITIVE, default=None,
+    ev.add_argument("--games", type=common.POSITIVE, default=None,
                     help="games per lineup, rounded up to a multiple of the player count "
                     "(default: the YAML's, else 100)")
-    ev.add_argument("--seed", type=NON_NEGATIVE, default=None,
+    ev.add_argument("--seed", type=common.NON_NEGATIVE, default=None,
                     help="first deal seed, 0 or more (default: the YAML's, else 0)")
     ev.add_argument("--game", metavar="YAML", help="game config file (configs/game/*.yaml): "
                     "rule options and, unless --players is given, the player count")
     ev.add_argument("--save-replays", action="store_true", help="write every game's replay")
-    add_folder_options(ev, "report", "<lineup>", "chart.png", resume="continue the "
-                       "interrupted eval in --out: the games it finished (kept in games.jsonl "
-                       "as each ends) are not played again; give the same agents, players, "
-                       "games, seed and rules (refused otherwise)")
+    common.add_folder_options(ev, "report", "<lineup>", "chart.png", resume="continue the "
+                              "interrupted eval in --out: the games it finished (kept in "
+                              "games.jsonl as each ends) are not played again; give the same "
+                              "agents, players, games, seed and rules (refused otherwise)")
     ev.add_argument("--ray", action="store_true", help="play the games as Ray tasks (same "
                     "seeds, same results as the process pool; needs the [ray] extra): on a "
                     "local Ray started for the run, or on the cluster at --address")
     ev.add_argument("--address", metavar="ADDR", default=None, help="with --ray: join this "
                     "Ray cluster ('auto' on one of its nodes, or ray://HEAD:10001)")
-    add_trust_pickle(ev)
+    common.add_trust_pickle(ev)
     ev.set_defaults(func=run)
 
 
@@ -78,19 +66,19 @@ def run(args: argparse.Namespace) -> int:
         config = _eval_config(args)
         human = [spec.label for spec in config.agents if spec.interactive]
         if human:
-            raise UsageError(
+            raise common.UsageError(
                 f"agent {human[0]!r} asks a person for every decision and cannot sit in a "
                 "tournament; to play against agents use `zavandor play AGENT...`"
             )
         _check_ray_options(args)  # before any directory or game: --ray without Ray
         check_agents(config)  # a missing policy file fails here, not in a worker
         name = Path(args.config).stem if args.config else "-".join(s.label for s in config.agents)
-        out, existed = prepare_folder(args, EVAL_FOLDER, "run", name)
+        out, existed = common.prepare_folder(args, EVAL_FOLDER, "run", name)
     except (OSError, ValueError) as exc:
-        return fail("eval", exc)
+        return common.fail("eval", exc)
 
     def play() -> TournamentReport:  # every finished game is in the journal at once
-        records = run_tournament(config, progress=progress_wanted(args), use_ray=args.ray,
+        records = run_tournament(config, progress=common.progress_wanted(args), use_ray=args.ray,
                                  address=args.address, journal=out / JOURNAL_FILE,
                                  resume=args.resume)
         return TournamentReport.build(config, records)
@@ -99,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         paths = report.write(out, chart=not args.no_chart, replace=args.overwrite or args.resume)
         return [report.text(), f"wrote {len(paths)} file(s) to {out}"]
 
-    return play_into_folder("eval", EVAL_FOLDER, out, existed, play, write, "report")
+    return common.play_into_folder("eval", EVAL_FOLDER, out, existed, play, write, "report")
 
 
 def _check_ray_options(args: argparse.Namespace) -> None:
@@ -107,12 +95,12 @@ def _check_ray_options(args: argparse.Namespace) -> None:
     from zavandor_env.eval.ray_cluster import RayMissingError, import_ray
 
     if args.address and not args.ray:
-        raise UsageError("--address names the Ray cluster to play on: give --ray too")
+        raise common.UsageError("--address names the Ray cluster to play on: give --ray too")
     if args.ray:
         try:
             import_ray("--ray")
         except RayMissingError as exc:
-            raise UsageError(str(exc)) from None
+            raise common.UsageError(str(exc)) from None
 
 
 def _eval_config(args: argparse.Namespace) -> Any:
@@ -128,9 +116,9 @@ def _eval_config(args: argparse.Namespace) -> Any:
     given = {"num_players": args.players, "games": args.games, "seed": args.seed,
              "workers": args.workers, "save_replays": args.save_replays or None}
     if args.config and args.agents:
-        raise UsageError("give either a tournament YAML file or --agents, not both")
+        raise common.UsageError("give either a tournament YAML file or --agents, not both")
     if not (args.config or args.agents):
-        raise UsageError("give --agents or a tournament YAML file")
+        raise common.UsageError("give --agents or a tournament YAML file")
     config = (TournamentConfig.from_yaml(args.config, **given) if args.config else
               TournamentConfig([parse_spec(a) for a in args.agents],
                                **{k: v for k, v in given.items() if v is not None}))

@@ -5,15 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from zavandor_env.cli.common import (
-    add_folder_options,
-    add_run_options,
-    examples,
-    fail,
-    play_into_folder,
-    prepare_folder,
-    progress_wanted,
-)
+from zavandor_env.cli import common
 
 
 def add_parser(sub: Any) -> None:
@@ -33,19 +25,19 @@ def add_parser(sub: Any) -> None:
         "a new eval_out/<date-time>-ladder).  The same inputs give byte-identical ladder.json "
         "and leaderboard.md; times go to cost.json only.  Each finished game is kept in "
         "--out/games_<n>p.jsonl, so an interrupted ladder continues with --resume --out DIR.",
-        epilog=examples(
+        epilog=common.examples(
             "# a small ladder of the standard agents at 2 players (a few minutes)",
             "zavandor ladder --players 2 --games 4",
             "# chosen agents at 2 and 4 players, written to my_ladder",
             "zavandor ladder --agents random heuristic planner --players 2 4 --games 8 "
             "--out my_ladder"))
-    add_run_options(lad, "table", ld.DEFAULT_GAMES)
+    common.add_run_options(lad, "table", ld.DEFAULT_GAMES)
     lad.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="agents instead of the standard ones, as name or name:key=value,... "
                      "({n} stands for the player count; label=NAME names one); fixed "
                      "budgets only (iterations=, never seconds=)")
-    add_folder_options(lad, "ladder", "ladder", "ladder.png", unchanged="ladder",
-                       resume="continue the interrupted ladder in --out (same arguments)")
+    common.add_folder_options(lad, "ladder", "ladder", "ladder.png", unchanged="ladder",
+                              resume="continue the interrupted ladder in --out (same arguments)")
     lad.add_argument("--update-doc", metavar="MD", help="also replace the marked section of "
                      "this Markdown file (docs/leaderboard.md) with the leaderboard and its "
                      "cost table")
@@ -70,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
         ld.plan(config)  # every agent built once: a bad spec or file fails before any game
         if args.update_doc:
             check_doc(args.update_doc)
-        out, existed = prepare_folder(args, LADDER_FOLDER, "ladder", "ladder")
+        out, existed = common.prepare_folder(args, LADDER_FOLDER, "ladder", "ladder")
     except (OSError, ValueError) as exc:
-        return fail("ladder", exc)
+        return common.fail("ladder", exc)
 
     def play() -> Ladder:
-        return ld.run_ladder(config, progress=progress_wanted(args), out_dir=out,
+        return ld.run_ladder(config, progress=common.progress_wanted(args), out_dir=out,
                              resume=args.resume, probe=not args.no_cost)
 
     def write(ladder: Ladder) -> list[str]:
@@ -86,4 +78,4 @@ def run(args: argparse.Namespace) -> int:
         return [ladder.text(), f"wrote {len(paths)} file(s) to {out} and updated "
                 f"{args.update_doc}"]
 
-    return play_into_folder("ladder", LADDER_FOLDER, out, existed, play, write, "ladder")
+    return common.play_into_folder("ladder", LADDER_FOLDER, out, existed, play, write, "ladder")

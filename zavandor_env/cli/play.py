@@ -6,15 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from zavandor_env.cli.common import (
-    NON_NEGATIVE,
-    UsageError,
-    add_trust_pickle,
-    check_writable_file,
-    examples,
-    fail,
-    write_json,
-)
+from zavandor_env.cli import common
 
 if TYPE_CHECKING:
     from zavandor_env.agents.base import Agent
@@ -30,7 +22,7 @@ def add_parser(sub: Any) -> None:
         "players' decisions and every won auction (winner and price) are shown as they happen. "
         "The table is in colour on a terminal, unless --no-colour or the NO_COLOR variable "
         "says otherwise.",
-        epilog=examples(
+        epilog=common.examples(
             "# you against one heuristic player",
             "zavandor play heuristic",
             "# a 3-player game in the second seat, saved for zavandor replay",
@@ -39,14 +31,14 @@ def add_parser(sub: Any) -> None:
             "zavandor play policy:path=train/checkpoints/selfplay_2p/policy.npz"))
     play.add_argument("opponents", nargs="*", default=["heuristic"], metavar="SPEC",
                       help="opponent agents (default: one heuristic)")
-    play.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
-    play.add_argument("--seed", type=NON_NEGATIVE, default=0, help="deal seed (default 0)")
+    play.add_argument("--seat", type=common.NON_NEGATIVE, default=0, help="your seat (0 = first)")
+    play.add_argument("--seed", type=common.NON_NEGATIVE, default=0, help="deal seed (default 0)")
     play.add_argument("--save", metavar="FILE", help="write the game's replay JSON here (also "
                       "when you quit or press Ctrl-C)")
     play.add_argument("--no-colour", "--no-color", dest="no_colour", action="store_true",
                       help="no ANSI colours (there are none when stdout is not a terminal or "
                       "NO_COLOR is set)")
-    add_trust_pickle(play)
+    common.add_trust_pickle(play)
     play.set_defaults(func=run)
 
 
@@ -58,11 +50,11 @@ def _seats(args: argparse.Namespace) -> list[Agent]:
 
     n = 1 + len(args.opponents)
     if not 2 <= n <= 6:
-        raise UsageError(f"give 1 to 5 opponents, got {n - 1}")
+        raise common.UsageError(f"give 1 to 5 opponents, got {n - 1}")
     if args.seat >= n:
-        raise UsageError(f"--seat must be 0..{n - 1} in a {n}-player game, got {args.seat}")
+        raise common.UsageError(f"--seat must be 0..{n - 1} in a {n}-player game, got {args.seat}")
     if args.save:
-        check_writable_file(args.save)
+        common.check_writable_file(args.save)
     opponents = [make_agent(spec, seed=args.seed + i, trust_pickle=args.trust_pickle)
                  for i, spec in enumerate(args.opponents)]
     human = HumanAgent(colour=colour_wanted(sys.stdout, refused=args.no_colour))
@@ -78,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         agents = _seats(args)
     except (OSError, ValueError) as exc:
-        return fail("play", exc)
+        return common.fail("play", exc)
     seat = args.seat
     labels = [a.name for a in agents]
     config = GameConfig(num_players=len(agents))
@@ -119,11 +111,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             _save_replay(args.save, latest[0], labels)
         except OSError as exc:
-            return fail("play", f"could not save the replay to {args.save}: {exc}")
+            return common.fail("play", f"could not save the replay to {args.save}: {exc}")
         print(f"replay saved to {args.save}")
     return 0
 
 
 def _save_replay(path: str, game: Game, labels: list[str]) -> None:
     """Write the game as played so far as a replay record ``zavandor replay`` reads."""
-    write_json(path, {**game.replay_record(), "agents": labels})
+    common.write_json(path, {**game.replay_record(), "agents": labels})

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zavandor_env.cli.common import UsageError, check_writable_file, examples, fail
+from zavandor_env.cli import common
 
 REPLAY = "my_eval/replays/game_l0_d0000_r0.json"
 
@@ -20,7 +20,7 @@ def add_parser(sub: Any) -> None:
         "--save-replays or the browser's download) decision by decision, or writes it as one "
         "self-contained page to open offline.  The file is checked whole before anything is "
         "shown.",
-        epilog=examples(
+        epilog=common.examples(
             "# save a game first (eval keeps every game's replay)",
             "zavandor eval --agents heuristic random --games 2 --save-replays --out my_eval",
             f"zavandor replay {REPLAY}",
@@ -47,11 +47,11 @@ def run(args: argparse.Namespace) -> int:
     try:  # bounded: a deeply nested or huge file is refused in one line, not a RecursionError
         record = load_json(args.file, what="replay")
     except UntrustedInputError as exc:
-        return fail("replay", exc)
+        return common.fail("replay", exc)
     try:
         final = Game.from_replay_record(record)  # validates the whole file before showing it
     except (ValueError, ReplayError) as exc:
-        return fail("replay", f"cannot read {args.file}: {exc}")
+        return common.fail("replay", f"cannot read {args.file}: {exc}")
     if args.html:
         return _html(args, record)
     game = Game.new(final.config, final.seed)
@@ -80,15 +80,12 @@ def _html(args: argparse.Namespace, record: dict[str, Any]) -> int:
     from zavandor_env.io.files import write_atomic
     from zavandor_env.web.viewer import render_html
 
-    try:
-        check_writable_file(args.html)
-    except UsageError as exc:
-        return fail("replay", exc)
+    common.check_writable_file(args.html)
     page = render_html(record, title=f"Zavandor replay: {Path(args.file).name}")
     try:  # at once: a full disk leaves the old page or none, never half of one
         write_atomic(args.html, page)
     except OSError as exc:
-        return fail("replay", f"cannot write {args.html}: {exc.strerror or exc}")
+        return common.fail("replay", f"cannot write {args.html}: {exc.strerror or exc}")
     print(f"wrote {args.html} ({len(record['actions'])} decisions, "
           f"{len(page.encode()) / 1e6:.1f} MB); open it in a browser (works offline)")
     return 0

@@ -5,17 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from zavandor_env.cli.common import (
-    POSITIVE,
-    add_folder_options,
-    add_run_options,
-    add_trust_pickle,
-    examples,
-    fail,
-    play_into_folder,
-    prepare_folder,
-    progress_wanted,
-)
+from zavandor_env.cli import common
 
 
 def add_parser(sub: Any) -> None:
@@ -32,7 +22,7 @@ def add_parser(sub: Any) -> None:
         "same SPEC, seed, games and rules give byte-identical scorecard.json and scorecard.md.  "
         "By default the games use the affordability filter (allow_overbid: false), as the "
         "shipped policies were trained.",
-        epilog=examples(
+        epilog=common.examples(
             "# a quick card of the heuristic at 2 players",
             "zavandor scorecard heuristic --players 2 --games 20",
             "# the shipped 4-player policy, the standard card at 4 players",
@@ -41,15 +31,16 @@ def add_parser(sub: Any) -> None:
     card.add_argument("spec", metavar="SPEC", help="the agent to score, as name or "
                       "name:key=value,... (e.g. policy:path=train/checkpoints/selfplay_2p/"
                       "policy.npz)")
-    add_run_options(card, "row", 200)
+    common.add_run_options(card, "row", 200)
     card.add_argument("--opponents", nargs="+", metavar="NAME",
                       choices=list(STANDARD_OPPONENTS), default=list(STANDARD_OPPONENTS),
                       help="reference opponents to play (default: all of "
                       f"{' '.join(STANDARD_OPPONENTS)})")
-    card.add_argument("--mcts-iterations", type=POSITIVE, default=16,
+    card.add_argument("--mcts-iterations", type=common.POSITIVE, default=16,
                       help="the MCTS opponent's iterations per decision (default 16)")
-    add_folder_options(card, "card", "scorecard-<spec>", "scorecard.png", unchanged="card")
-    add_trust_pickle(card)
+    common.add_folder_options(card, "card", "scorecard-<spec>", "scorecard.png",
+                              unchanged="card")
+    common.add_trust_pickle(card)
     card.set_defaults(func=run)
 
 
@@ -67,14 +58,17 @@ def run(args: argparse.Namespace) -> int:
             game_file=args.game, trust_pickle=args.trust_pickle,
         )
         sc.plan(config)  # every agent built once: a bad spec or file fails before any game
-        out, existed = prepare_folder(args, SCORECARD_FOLDER, "card", f"scorecard-{args.spec}")
+        out, existed = common.prepare_folder(args, SCORECARD_FOLDER, "card",
+                                             f"scorecard-{args.spec}")
     except (OSError, ValueError) as exc:
-        return fail("scorecard", exc)
+        return common.fail("scorecard", exc)
 
     def write(card: Scorecard) -> list[str]:
         paths = card.write(out, chart=not args.no_chart, replace=args.overwrite)
         return [card.text(), f"wrote {len(paths)} file(s) to {out}"]
 
-    return play_into_folder("scorecard", SCORECARD_FOLDER, out, existed,
-                            lambda: sc.run_scorecard(config, progress=progress_wanted(args)),
-                            write, "card")
+    def play() -> Scorecard:
+        return sc.run_scorecard(config, progress=common.progress_wanted(args))
+
+    return common.play_into_folder("scorecard", SCORECARD_FOLDER, out, existed, play, write,
+                                   "card")

@@ -7,15 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from zavandor_env.cli.common import (
-    NON_NEGATIVE,
-    PLAYERS,
-    POSITIVE,
-    add_quiet,
-    examples,
-    fail,
-    progress_wanted,
-)
+from zavandor_env.cli import common
 
 
 def add_parser(sub: Any) -> None:
@@ -29,16 +21,16 @@ def add_parser(sub: Any) -> None:
         "compares the legal actions, the whole state (random generator included) and the "
         "scores after every decision.  Exit 0: identical; exit 1: the first difference, "
         "with the game, the decision and the field.",
-        epilog=examples("# a quick check (seconds)",
-                        "zavandor selfcheck --games 2",
-                        "# more games at 2 and 4 players from another seed",
-                        "zavandor selfcheck --players 2 4 --games 20 --seed 7"))
-    check.add_argument("--games", type=POSITIVE, default=12,
+        epilog=common.examples("# a quick check (seconds)",
+                               "zavandor selfcheck --games 2",
+                               "# more games at 2 and 4 players from another seed",
+                               "zavandor selfcheck --players 2 4 --games 20 --seed 7"))
+    check.add_argument("--games", type=common.POSITIVE, default=12,
                        help="games per player count (default 12)")
-    check.add_argument("--players", type=PLAYERS, nargs="+", default=[2, 3, 4, 5, 6],
+    check.add_argument("--players", type=common.PLAYERS, nargs="+", default=[2, 3, 4, 5, 6],
                        help="player counts, 2-6 (default: all)")
-    check.add_argument("--seed", type=NON_NEGATIVE, default=0)
-    add_quiet(check)
+    check.add_argument("--seed", type=common.NON_NEGATIVE, default=0)
+    common.add_quiet(check)
     check.set_defaults(func=run)
 
 
@@ -51,12 +43,12 @@ def run(args: argparse.Namespace) -> int:
     from zavandor_env.selfcheck import OracleMismatch, run_selfcheck
 
     if not native_available():
-        return fail("selfcheck", native_status())
+        return common.fail("selfcheck", native_status())
 
     def progress(jobs: Any) -> Any:
         total = len(args.players) * args.games
         return tqdm(jobs, total=total, desc="selfcheck", unit="game",
-                    disable=not progress_wanted(args))
+                    disable=not common.progress_wanted(args))
 
     try:
         report = run_selfcheck(args.players, args.games, args.seed, progress=progress)

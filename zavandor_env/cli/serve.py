@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from zavandor_env.cli.common import NON_NEGATIVE, examples, fail, int_range
+from zavandor_env.cli import common
 
 
 def add_parser(sub: Any) -> None:
@@ -18,19 +18,19 @@ def add_parser(sub: Any) -> None:
         "It answers only requests that name it (Host: the address it listens on, localhost, "
         "127.0.0.1, [::1] or an --allow-host name) and acts only on its own page's requests, "
         "so another web page cannot play or start a game.",
-        epilog=examples(
+        epilog=common.examples(
             "# one heuristic opponent; open the printed address",
             "zavandor serve",
             "# two opponents, you in the second seat, on another port",
             "zavandor serve --agents heuristic random --seat 1 --port 8800"))
     serve.add_argument("--agents", nargs="+", default=["heuristic"], metavar="SPEC",
                        help="opponent agents, 1 to 5 (default: one heuristic)")
-    serve.add_argument("--seat", type=NON_NEGATIVE, default=0, help="your seat (0 = first)")
-    serve.add_argument("--seed", type=NON_NEGATIVE, default=None,
+    serve.add_argument("--seat", type=common.NON_NEGATIVE, default=0, help="your seat (0 = first)")
+    serve.add_argument("--seed", type=common.NON_NEGATIVE, default=None,
                        help="the first game's deal seed (default: random)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on "
                        "(default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=int_range(0, 65535), default=8765,
+    serve.add_argument("--port", type=common.int_range(0, 65535), default=8765,
                        help="port (default 8765; 0: any free port)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                        type=host_name,
@@ -57,13 +57,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         table = Table(args.agents, seat=args.seat, seed=args.seed)
     except ValueError as exc:  # a bad agent spec, seat or player count
-        return fail("serve", exc)
+        return common.fail("serve", exc)
     try:
         server = AppServer(table, host=args.host, port=args.port, verbose=args.verbose,
                            allow_hosts=args.allow_host)
     except OSError as exc:  # port taken, address not local...
-        return fail("serve", f"cannot listen on {args.host}:{args.port}: "
-                     f"{exc.strerror or exc}")
+        return common.fail("serve", f"cannot listen on {args.host}:{args.port}: "
+                           f"{exc.strerror or exc}")
     with server:
         if args.host not in ("127.0.0.1", "localhost", "::1"):
             # The server answers only the names it knows (DNS rebinding): say which.

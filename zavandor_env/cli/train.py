@@ -4,7 +4,6 @@ starts: the RL stack is imported then)."""
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 
@@ -18,14 +17,7 @@ def add_train_parser(sub: Any) -> None:
         "arguments: a short quick run",
         description=train_cli.DESCRIPTION, epilog=train_cli.epilog())
     train_cli.add_arguments(train)
-    train.set_defaults(func=run_train)
-
-
-def run_train(args: argparse.Namespace) -> int:
-    """Run ``zavandor train``; return the exit code."""
-    from zavandor_env.train.cli import run
-
-    return run(args)
+    train.set_defaults(func=train_cli.run)
 
 
 def add_publish_parser(sub: Any) -> None:
@@ -36,11 +28,4 @@ def add_publish_parser(sub: Any) -> None:
         "evaluation figures, in a folder of their own",
         description=publish.DESCRIPTION, epilog=publish.EXAMPLES)
     publish.add_arguments(parser)
-    parser.set_defaults(func=run_publish)
-
-
-def run_publish(args: argparse.Namespace) -> int:
-    """Run ``zavandor publish``; return the exit code."""
-    from zavandor_env.train.common.publish import run
-
-    return run(args)
+    parser.set_defaults(func=publish.run)

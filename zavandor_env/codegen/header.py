@@ -48,6 +48,30 @@ def _double(value: object, what: str) -> str:
     return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
 
 
+def _char(value: object, what: str) -> str:
+    if not isinstance(value, str) or len(value) != 1 or not value.isalnum():
+        raise CodegenError(f"{what}: expected one letter or digit, got {value!r}")
+    return f"'{value}'"
+
+
+def _string(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.replace("_", "").isalnum():
+        raise CodegenError(f"{what}: expected a plain name, got {value!r}")
+    return f'"{value}"'
+
+
+#: How a value of each C++ type is written ("int?": an int or None, written as -1).
+_FORMAT: dict[str, Callable[[Any, str], str]] = {
+    "int": _int,
+    "long long": _int,
+    "bool": lambda value, what: _int(bool(value), what),
+    "double": _double,
+    "char": _char,
+    "const char*": _string,
+    "int?": lambda value, what: "-1" if value is None else _int(value, what),
+}
+
+
 def _ints(values: Sequence[object], what: str) -> str:
     return "{" + ", ".join(_int(v, f"{what}[{i}]") for i, v in enumerate(values)) + "}"
 
@@ -64,22 +88,11 @@ class _Writer:
         self.line(f"// ---- {title} ({source}) " + "-" * max(4, 80 - len(title) - len(source)))
 
     def const(self, name: str, value: object, kind: str = "int") -> None:
-        if kind == "double":
-            self.line(f"inline constexpr double {name} = {_double(value, name)};")
-        elif kind == "bool":
-            self.line(f"inline constexpr bool {name} = {_int(bool(value), name)};")
-        else:
-            self.line(f"inline constexpr int {name} = {_int(value, name)};")
+        self.line(f"inline constexpr {kind} {name} = {_FORMAT[kind](value, name)};")
 
     def array(self, name: str, values: Sequence[object], kind: str = "int") -> None:
-        if kind == "double":
-            body = "{" + ", ".join(_double(v, f"{name}[{i}]") for i, v in enumerate(values)) + "}"
-            self.line(f"inline constexpr double {name}[{len(values)}] = {body};")
-        elif kind == "char":
-            body = "{" + ", ".join(_char(v, f"{name}[{i}]") for i, v in enumerate(values)) + "}"
-            self.line(f"inline constexpr char {name}[{len(values)}] = {body};")
-        else:
-            self.line(f"inline constexpr int {name}[{len(values)}] = {_ints(values, name)};")
+        body = ", ".join(_FORMAT[kind](v, f"{name}[{i}]") for i, v in enumerate(values))
+        self.line(f"inline constexpr {kind} {name}[{len(values)}] = {{{body}}};")
 
     def table(self, name: str, rows: Sequence[Sequence[object]]) -> None:
         widths = {len(r) for r in rows}
@@ -91,18 +104,6 @@ class _Writer:
     def enum(self, name: str, members: Sequence[tuple[str, int]], base: str = "int") -> None:
         body = ", ".join(f"{m} = {_int(v, name + '.' + m)}" for m, v in members)
         self.line(f"enum {name} : {base} {{ {body} }};")
-
-
-def _char(value: object, what: str) -> str:
-    if not isinstance(value, str) or len(value) != 1 or not value.isalnum():
-        raise CodegenError(f"{what}: expected one letter or digit, got {value!r}")
-    return f"'{value}'"
-
-
-def _string(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value.replace("_", "").isalnum():
-        raise CodegenError(f"{what}: expected a plain name, got {value!r}")
-    return f'"{value}"'
 
 
 def _members(enum: type[IntEnum], prefix: str = "") -> list[tuple[str, int]]:
@@ -138,18 +139,8 @@ def _record_table(w: _Writer, struct: str, array: str, records: Sequence[Any]) -
     w.line("};")
     w.line(f"inline constexpr {struct} {array}[{len(records)}] = {{")
     for r in records:
-        values = []
-        for f, kind in zip(fields, kinds):
-            v = getattr(r, f.name)
-            what = f"{array}.{f.name}"
-            if kind == "const char*":
-                values.append(_string(v, what))
-            elif kind == "char":
-                values.append(_char(v, what))
-            elif kind == "int?":
-                values.append("-1" if v is None else _int(v, what))
-            else:
-                values.append(_int(v, what))
+        values = (_FORMAT[kind](getattr(r, f.name), f"{array}.{f.name}")
+                  for f, kind in zip(fields, kinds))
         w.line("    {" + ", ".join(values) + "},")
     w.line("};")
 
@@ -275,31 +266,29 @@ _CONFIG_SPECIAL = ("characters",)
 
 
 def _config(w: _Writer) -> None:
-    from zavandor_env.engine.config import MAX_DECISIONS, MAX_ROUNDS, GameConfig
-    from zavandor_env.engine.data import MAX_PLAYERS, MIN_PLAYERS
+    from zavandor_env.engine.config import GameConfig
 
-    int_bounds = {"num_players": (MIN_PLAYERS, MAX_PLAYERS), "max_rounds": (1, MAX_ROUNDS),
-                  "max_decisions": (1, MAX_DECISIONS)}
     hints = typing.get_type_hints(GameConfig)
+    annotated = typing.get_type_hints(GameConfig, include_extras=True)
     ints, bools, keys = [], [], []
     for f in dataclasses.fields(GameConfig):
-        keys.append(f.name)
-        hint = hints[f.name]
-        if f.name in _CONFIG_SPECIAL:
+        name, hint = f.name, hints[f.name]
+        keys.append(name)
+        if name in _CONFIG_SPECIAL:
             continue
+        # The integer bounds are the config's own (the ge and le of its Field).
+        metadata = [m for extra in typing.get_args(annotated[name])[1:]
+                    for m in getattr(extra, "metadata", ())]
+        bounds = {k: getattr(m, k) for m in metadata for k in ("ge", "le") if hasattr(m, k)}
         if hint is bool:
-            bools.append((f.name, f.default))
-        elif hint is int:
-            if f.name not in int_bounds:
-                raise CodegenError(
-                    f"GameConfig.{f.name}: an int option needs its bounds in "
-                    "zavandor_env/codegen/header.py (_config, int_bounds)")
-            ints.append((f.name, f.default, *int_bounds[f.name]))
+            bools.append((name, f.default))
+        elif hint is int and len(bounds) == 2:
+            ints.append((name, f.default, bounds["ge"], bounds["le"]))
         else:
             raise CodegenError(
-                f"GameConfig.{f.name}: the native core takes bool and int options only, "
-                f"not {hint!r} (convert it by hand in bindings.cpp and list it in "
-                "zavandor_env/codegen/header.py _CONFIG_SPECIAL)")
+                f"GameConfig.{name}: the native core takes bool options and int options "
+                f"bounded by ge and le only, not {hint!r} (convert it by hand in bindings.cpp "
+                "and list it in zavandor_env/codegen/header.py _CONFIG_SPECIAL)")
     w.section("GameConfig", "engine/config.py, dataclasses.fields(GameConfig)")
     w.line("// X(name, default, lowest, highest): the integer fields.")
     w.line("#define ZAV_CONFIG_INTS(X) \\")
@@ -342,49 +331,57 @@ def _heuristic(w: _Writer) -> None:
 _MCTS_PYTHON_ONLY = ("self", "seed", "search_all", "weights", "engine", "no_ruin", "net", "c_puct",
                      "opponent_temperature", "fpu_reduction", "rollout_steps")
 # (net ... rollout_steps: the network search's, agents/netsearch.py, its own defaults generated.)
-# How each searched parameter's Python default is written as a MctsParams member.
-_MCTS_DEFAULTS: dict[str, Callable[[Any], tuple[str, str]]] = {
-    "iterations": lambda v: ("long long iterations", _int(v, "iterations")),
-    "seconds": lambda v: ("double seconds", "0.0" if v is None else _double(v, "seconds")),
-    "policy": lambda v: ("ScriptedPolicy policy", f"ScriptedPolicy::{str(v).upper()}"),
-    "rollout": lambda v: ("", ""),  # None: the policy (bind_search.cpp)
-    "horizon_rounds": lambda v: ("int horizon_rounds", _int(v, "horizon_rounds")),
-    "c": lambda v: ("double c", _double(v, "c")),
-    "prior_weight": lambda v: ("double prior_weight", _double(v, "prior_weight")),
-    "eval_scale": lambda v: ("double eval_scale", _double(v, "eval_scale")),
-    "avoid_curse": lambda v: ("bool avoid_curse", _int(bool(v), "avoid_curse")),
-    "algorithm": lambda v: ("bool flat", _int(v == "flat", "algorithm")),
-    "switch_z": lambda v: ("double switch_z", _double(v, "switch_z")),
-    "min_pairs": lambda v: ("int min_pairs", _int(v, "min_pairs")),
-    "opponent_model": lambda v: ("bool policy_opponents", _int(v != "search", "opponent_model")),
-    "max_depth": lambda v: ("int max_depth", _int(v, "max_depth")),
+# The MctsParams member each searched parameter's Python default sets ("": none, the rollout
+# is the policy's; bind_search.cpp).
+_MCTS_MEMBERS = {
+    "iterations": "long long iterations", "seconds": "double seconds",
+    "policy": "ScriptedPolicy policy", "rollout": "", "horizon_rounds": "int horizon_rounds",
+    "c": "double c", "prior_weight": "double prior_weight", "eval_scale": "double eval_scale",
+    "avoid_curse": "bool avoid_curse", "algorithm": "bool flat", "switch_z": "double switch_z",
+    "min_pairs": "int min_pairs", "opponent_model": "bool policy_opponents",
+    "max_depth": "int max_depth",
 }
+# Parameters whose member holds a yes/no answer about the Python value.
+_MCTS_ANSWERS: dict[str, Callable[[Any], bool]] = {
+    "algorithm": lambda v: v == "flat", "opponent_model": lambda v: v != "search"}
 # mcts_search parameter keys beyond the agent's own parameters.
 _MCTS_EXTRA_KEYS = ("planner", "max_seconds")
 
 
+def _member_default(decl: str, value: Any) -> str:
+    """A Python default written for the C++ member ``decl`` (``"double c"``); a seconds
+    budget of None is 0.0, an enum member is named by the value in capitals."""
+    kind, name = decl.rsplit(" ", 1)
+    if kind == "double" and value is None:
+        return "0.0"
+    if kind in _FORMAT:
+        return _FORMAT[kind](value, name)
+    return f"{kind}::{str(value).upper()}"
+
+
 def _search_defaults(w: _Writer, cls: type, owner: str, struct: str, prefix: str,
-                     python_only: Sequence[str],
-                     defaults: dict[str, Callable[[Any], tuple[str, str]]],
+                     python_only: Sequence[str], members: dict[str, str],
+                     answers: dict[str, Callable[[Any], bool]],
                      extra_keys: Sequence[str]) -> None:
     """The X-macro ``ZAV_<prefix>_DEFAULTS`` of ``struct`` members from the defaults of
     ``cls.__init__`` (the parameters not in ``python_only``; ``owner`` names the class), and
     the keys its search takes."""
     params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
     searched = [n for n in params if n not in python_only]
-    unknown = [n for n in searched if n not in defaults]
+    unknown = [n for n in searched if n not in members]
     if unknown:
         raise CodegenError(
             f"{owner} parameter(s) {unknown}: say in zavandor_env/codegen/header.py how "
-            f"the native search takes them (_{prefix}_DEFAULTS) or that it does not "
+            f"the native search takes them (_{prefix}_MEMBERS) or that it does not "
             f"(_{prefix}_PYTHON_ONLY)")
     w.line(f"// X(member declaration, default): {struct} members from {owner}'s "
            "defaults.")
     w.line(f"#define ZAV_{prefix}_DEFAULTS(X) \\")
     for name in searched:
-        decl, value = defaults[name](params[name].default)
-        if decl:
-            w.line(f"  X({decl}, {value}) \\")
+        value = params[name].default
+        if members[name]:
+            value = answers[name](value) if name in answers else value
+            w.line(f"  X({members[name]}, {_member_default(members[name], value)}) \\")
     w.line("  /* end */")
     keys = [*searched, *extra_keys]
     w.line(f"// The keys {prefix.lower()}_search accepts.")
@@ -399,26 +396,17 @@ def _mcts(w: _Writer) -> None:
     w.const("MCTS_MAX_ITERATIONS", mcts.MAX_ITERATIONS)
     w.const("MCTS_MAX_SECONDS", mcts.MAX_SECONDS, "double")
     _search_defaults(w, mcts.MCTSAgent, "MCTSAgent", "MctsParams", "MCTS", _MCTS_PYTHON_ONLY,
-                     _MCTS_DEFAULTS, _MCTS_EXTRA_KEYS)
+                     _MCTS_MEMBERS, _MCTS_ANSWERS, _MCTS_EXTRA_KEYS)
 
 
 # NetworkSearch.__init__ parameters (agents/netsearch.py) that never reach the native search.
 _NETMCTS_PYTHON_ONLY = ("self", "policy")
-# How each of its parameters' Python default is written as a NetMctsParams member.
-_NETMCTS_DEFAULTS: dict[str, Callable[[Any], tuple[str, str]]] = {
-    "iterations": lambda v: ("long long iterations", _int(v, "iterations")),
-    "seconds": lambda v: ("double seconds", "0.0" if v is None else _double(v, "seconds")),
-    "c_puct": lambda v: ("double c_puct", _double(v, "c_puct")),
-    "fpu_reduction": lambda v: ("double fpu_reduction", _double(v, "fpu_reduction")),
-    "root_noise": lambda v: ("double root_noise", _double(v, "root_noise")),
-    "noise_fraction": lambda v: ("double noise_fraction", _double(v, "noise_fraction")),
-    "temperature": lambda v: ("double temperature", _double(v, "temperature")),
-    "opponent_temperature": lambda v: ("double opponent_temperature",
-                                       _double(v, "opponent_temperature")),
-    "rollout": lambda v: ("NetRollout rollout", f"NetRollout::{str(v).upper()}"),
-    "rollout_steps": lambda v: ("int rollout_steps", _int(v, "rollout_steps")),
-    "avoid_curse": lambda v: ("bool avoid_curse", _int(bool(v), "avoid_curse")),
-}
+# The NetMctsParams member each of its parameters' Python default sets.
+_NETMCTS_MEMBERS = {name: f"{kind} {name}" for name, kind in (
+    ("iterations", "long long"), ("seconds", "double"), ("c_puct", "double"),
+    ("fpu_reduction", "double"), ("root_noise", "double"), ("noise_fraction", "double"),
+    ("temperature", "double"), ("opponent_temperature", "double"), ("rollout", "NetRollout"),
+    ("rollout_steps", "int"), ("avoid_curse", "bool"))}
 # netmcts_search parameter keys beyond NetworkSearch's own.
 _NETMCTS_EXTRA_KEYS = ("max_seconds", "profile")
 
@@ -428,7 +416,7 @@ def _netmcts(w: _Writer) -> None:
 
     w.section("NetworkSearch", "agents/netsearch.py")
     _search_defaults(w, netsearch.NetworkSearch, "NetworkSearch", "NetMctsParams", "NETMCTS",
-                     _NETMCTS_PYTHON_ONLY, _NETMCTS_DEFAULTS, _NETMCTS_EXTRA_KEYS)
+                     _NETMCTS_PYTHON_ONLY, _NETMCTS_MEMBERS, {}, _NETMCTS_EXTRA_KEYS)
 
 
 def _naive(w: _Writer) -> None:
@@ -470,16 +458,9 @@ def _body() -> str:
     w.line("#include <cstdint>")
     w.line()
     w.line("namespace zav {")
-    _sizes(w)
-    _state_codes(w)
-    _tables(w)
-    _actions(w)
-    _config(w)
-    _heuristic(w)
-    _mcts(w)
-    _netmcts(w)
-    _naive(w)
-    _vec(w)
+    for section in (_sizes, _state_codes, _tables, _actions, _config, _heuristic, _mcts,
+                    _netmcts, _naive, _vec):
+        section(w)
     w.line()
     return "\n".join(w.lines) + "\n"
 
@@ -494,11 +475,3 @@ def render() -> str:
     body = _body()
     return (body + "// The hash of the text above; the extension exposes it as CONSTANTS_HASH.\n"
             + _HASH_PREFIX + content_hash(body) + '";\n\n}  // namespace zav\n')
-
-
-def recorded_hash(text: str) -> str | None:
-    """The hash written in a header's text, or None if it has none."""
-    for line in text.splitlines():
-        if line.startswith(_HASH_PREFIX):
-            return line[len(_HASH_PREFIX):].split('"')[0]
-    return None

@@ -7,7 +7,6 @@ are stale.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from zavandor_env.encoding.observation import (
@@ -123,24 +122,3 @@ def actions_markdown() -> str:
 
 
 GENERATED = {"observation.md": observation_markdown, "actions.md": actions_markdown}
-
-
-def write_docs(directory: Path = DOCS_DIR) -> list[Path]:
-    """Write the generated files; returns their paths."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, build in GENERATED.items():
-        path = directory / name
-        path.write_text(build(), encoding="utf-8")
-        written.append(path)
-    return written
-
-
-def main() -> int:
-    for path in write_docs():
-        print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

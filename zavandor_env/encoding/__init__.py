@@ -1,2 +1,2 @@
-"""The observation: its layout, fingerprint and encoder (``observation``) and the field-by-field
-Python computation the C++ encoder is held to (``observation_reference``)."""
+"""The observation: its layout, fingerprint and encoder (``observation``), which runs the
+core's C++ encoder."""

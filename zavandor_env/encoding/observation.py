@@ -15,9 +15,9 @@ What a seat may know (and nothing else): all public state, its own hand values a
 concentrated cards and dust chits, which are face up), their 9-Sages cards only as counts per
 colour (the colour follows from the level entered), and decks only as sizes.
 
-The numbers are computed twice: fast by the C++ core (``native/src/observe.cpp``, what the
-environments use) and field by field, by name, in :mod:`.observation_reference` (the readable
-specification, used for the Python rules' states); the tests hold the two bit-identical.
+The numbers are computed by the C++ core (``native/src/observe.cpp``); the tests hold it
+bit-identical to a readable field-by-field reference in Python
+(``tests/encoding/observation_reference.py``).
 
 Compatibility: :data:`OBS_FINGERPRINT` hashes the layout (field names, sizes, scales, the
 clip bound) and the action table.  Policy files record it, so a network trained on one layout
@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import numpy as np
 
@@ -60,11 +60,9 @@ from zavandor_env.engine.data import (
     SENTINELS_TO_END,
     token_name,
 )
+from zavandor_env.engine.game import Game
 from zavandor_env.engine.native import core_module, native_available, native_observe
 from zavandor_env.engine.state import Block, GameState, Phase
-
-if TYPE_CHECKING:
-    from zavandor_env.engine.game import Game
 
 MONEY: Final = 100.0  # energy amounts (prices, bids, hand value) are divided by this
 OBS_BOUND: Final = 10.0  # scaled values are clipped to [-OBS_BOUND, OBS_BOUND] (normally |x| < 3)
@@ -212,44 +210,28 @@ PLAYER_SIZE: Final = _size(PLAYER_FIELDS)
 PRIVATE_SIZE: Final = _size(PRIVATE_FIELDS)
 OBS_SIZE: Final = GLOBAL_SIZE + MAX_PLAYERS * PLAYER_SIZE + PRIVATE_SIZE
 
+# Every field in vector order under its full name: global fields by name, ``player{i}.<field>``
+# for slot ``i`` (0 = me), ``me.<field>`` for private fields.
+_LAYOUT: Final = (
+    [(f.name, f) for f in GLOBAL_FIELDS]
+    + [(f"player{i}.{f.name}", f) for i in range(MAX_PLAYERS) for f in PLAYER_FIELDS]
+    + [(f"me.{f.name}", f) for f in PRIVATE_FIELDS]
+)
+_ENDS: Final = np.cumsum([f.size for _, f in _LAYOUT]).tolist()
+assert _ENDS[-1] == OBS_SIZE
 
-def _build_slices() -> dict[str, slice]:
-    slices: dict[str, slice] = {}
-    at = 0
-    sections: list[tuple[str, tuple[ObsField, ...]]] = [("", GLOBAL_FIELDS)]
-    sections += [(f"player{i}.", PLAYER_FIELDS) for i in range(MAX_PLAYERS)]
-    sections += [("me.", PRIVATE_FIELDS)]
-    for prefix, fields in sections:
-        for f in fields:
-            slices[prefix + f.name] = slice(at, at + f.size)
-            at += f.size
-    assert at == OBS_SIZE
-    return slices
-
-
-SLICES: Final = _build_slices()
+SLICES: Final = {name: slice(end - f.size, end) for (name, f), end in zip(_LAYOUT, _ENDS)}
 """Name -> slice of the observation: global fields by name, ``player{i}.<field>`` for slot
 ``i`` (0 = me), and ``me.<field>`` for private fields."""
 
-
-def _build_scale() -> np.ndarray:
-    scale = [f.scale for f in GLOBAL_FIELDS for _ in range(f.size)]
-    for _ in range(MAX_PLAYERS):
-        scale += [f.scale for f in PLAYER_FIELDS for _ in range(f.size)]
-    scale += [f.scale for f in PRIVATE_FIELDS for _ in range(f.size)]
-    return np.asarray(scale, dtype=np.float32)
-
-
-_SCALE: Final = _build_scale()
+_SCALE: Final = np.repeat(np.asarray([f.scale for _, f in _LAYOUT], np.float32),
+                          [f.size for _, f in _LAYOUT])
 
 
 def layout_entries() -> list[tuple[str, int, float]]:
     """The layout as ``(name, size, scale)`` in vector order, player slots spelled out
     (``player0.present`` ... ``me.price_at_high_bid``): what :data:`OBS_FINGERPRINT` hashes."""
-    by_name = {f.name: f for f in GLOBAL_FIELDS}
-    by_name |= {f"player{i}.{f.name}": f for i in range(MAX_PLAYERS) for f in PLAYER_FIELDS}
-    by_name |= {f"me.{f.name}": f for f in PRIVATE_FIELDS}
-    return [(name, by_name[name].size, by_name[name].scale) for name in SLICES]
+    return [(name, f.size, f.scale) for name, f in _LAYOUT]
 
 
 def layout_fingerprint(
@@ -279,39 +261,24 @@ and a file made for another layout is refused instead of silently misreading the
 
 
 class ObservationEncoder:
-    """Builds observations of games for any seat: a game on the core through the C++ encoder,
-    a Python rules state (the oracle's) through the readable reference encoder,
-    :mod:`zavandor_env.encoding.observation_reference`; the tests hold the two bit-identical."""
+    """Builds observations of games for any seat, by the core's C++ encoder (the tests hold it
+    to a readable field-by-field reference, ``tests/encoding/observation_reference.py``)."""
 
     __slots__ = ()
 
     def encode_game(self, game: Game, seat: int) -> np.ndarray:
-        """:meth:`encode` of a game: written by the C++ encoder when the game runs on the core,
-        read from the live state on the oracle."""
+        """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array (an oracle game's
+        state is loaded onto the core first)."""
         core = game.native_core
-        if core is not None:
-            out = np.empty(OBS_SIZE, np.float32)
-            native_observe(core, seat, out)
-            return out
-        return self.encode(game.state, seat)
+        if core is None:
+            return self.encode(game.state, seat)
+        out = np.empty(OBS_SIZE, np.float32)
+        native_observe(core, seat, out)
+        return out
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
-        """The observation of ``seat`` as a fresh ``float32[OBS_SIZE]`` array."""
-        return scaled(self.raw(state, seat))
-
-    def raw(self, state: GameState, seat: int) -> list[int | float]:
-        """Unscaled numbers in layout order (``encode`` multiplies them by the scales)."""
-        # imported here: the reference reads this module's layout tables
-        from zavandor_env.encoding.observation_reference import raw_values
-
-        return raw_values(state, seat)
-
-
-def scaled(raw: list[int | float]) -> np.ndarray:
-    """Unscaled numbers in layout order as an observation: each times its field's scale, then
-    clipped to [-OBS_BOUND, OBS_BOUND]."""
-    obs = np.asarray(raw, dtype=np.float64).astype(np.float32) * _SCALE
-    return np.clip(obs, -OBS_BOUND, OBS_BOUND)
+        """:meth:`encode_game` of a rules state (the core plays a copy of it)."""
+        return self.encode_game(Game(state), seat)
 
 
 def decode(obs: np.ndarray) -> dict[str, np.ndarray]:

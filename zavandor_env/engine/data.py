@@ -266,6 +266,11 @@ TOKEN_LOAD: Final = (
 )
 TOKEN_COLOUR: Final = tuple(c for c, _ in CARD_TOKENS) + tuple(range(NUM_COLOURS)) + (-1,) * 4
 CARD_TOKEN_INDEX: Final = {ct: i for i, ct in enumerate(CARD_TOKENS)}
+#: Each colour's whole deck (C1) as card tokens, in token order (before the shuffle).
+DECK_TOKENS: Final = tuple(
+    tuple(CARD_TOKEN_INDEX[(colour, value)] for value in sorted(deck) for _ in range(deck[value]))
+    for colour, deck in enumerate(ENERGY_DECKS)
+)
 DUST_TOKEN: Final = {v: DUST_TOKEN0 + i for i, v in enumerate(DUST_CHITS)}
 
 

@@ -24,11 +24,11 @@ could not is rejected and redrawn (conditioning on that fact, as a player at the
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from zavandor_env.engine.data import (
     ARTIFACTS,
-    CARD_TOKEN_INDEX,
-    ENERGY_DECKS,
+    DECK_TOKENS,
     NUM_CARD_TOKENS,
     NUM_COLOURS,
     TOKEN_COLOUR,
@@ -42,15 +42,6 @@ from zavandor_env.engine.view import PlayerView
 #: Redraws of the hidden cards before the owing players get the best cards of their colours.
 _MAX_REDRAWS = 64
 
-_FULL_DECKS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        CARD_TOKEN_INDEX[(colour, value)]
-        for value, count in sorted(deck.items())
-        for _ in range(count)
-    )
-    for colour, deck in enumerate(ENERGY_DECKS)
-)
-
 
 def unseen_cards(view: PlayerView) -> list[list[int]]:
     """Per colour, the card tokens the viewer cannot see, sorted (a canonical multiset).
@@ -59,10 +50,7 @@ def unseen_cards(view: PlayerView) -> list[list[int]]:
     9-Sages cards, less the face-up discards.
     """
     me = view.me
-    remaining = [dict.fromkeys(deck, 0) for deck in _FULL_DECKS]
-    for colour, deck in enumerate(_FULL_DECKS):
-        for token in deck:
-            remaining[colour][token] += 1
+    remaining = [Counter(deck) for deck in DECK_TOKENS]
     hand = me.hand
     seen: list[int] = [t for t in range(NUM_CARD_TOKENS) for _ in range(hand[t])]
     seen.extend(me.sages_tokens)
@@ -73,9 +61,7 @@ def unseen_cards(view: PlayerView) -> list[list[int]]:
         remaining[colour][token] -= 1
         if remaining[colour][token] < 0:
             raise ValueError(f"card conservation broken: token {token} seen too often")
-    return [
-        sorted(t for t, n in remaining[c].items() for _ in range(n)) for c in range(NUM_COLOURS)
-    ]
+    return [sorted(counts.elements()) for counts in remaining]
 
 
 def determinize(view: PlayerView, rng: random.Random) -> Game:

@@ -8,9 +8,10 @@ attributes (:func:`restore_exception`) without calling ``__init__`` again.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
+
+from zavandor_env.engine.actions import as_action_index
 
 
 def restore_exception(cls: type[BaseException], args: tuple[Any, ...],
@@ -54,22 +55,12 @@ class IllegalActionError(PicklableError, ValueError):
         self.action = action
         self.legal = tuple(legal)
         shown = ", ".join(f"{a} ({names[a]})" for a in self.legal)
-        index = _as_index(action)
-        if index is not None and 0 <= index < len(names):
+        index = as_action_index(action)  # -1 unless an integer (NumPy's too), not a bool
+        if 0 <= index < len(names):
             label = f"{index} ({names[index]})"
         else:  # out of range (a negative index would name the wrong action), or not an int
             label = repr(action)
         super().__init__(f"illegal action {label}; legal actions are: {shown}")
-
-
-def _as_index(action: object) -> int | None:
-    """``action`` as a plain int if it is an integer (NumPy's too), not a bool; else None."""
-    if isinstance(action, bool) or type(action).__name__ == "bool_":
-        return None
-    try:
-        return operator.index(action)  # type: ignore[arg-type]
-    except TypeError:
-        return None
 
 
 class ReplayError(ValueError):

@@ -32,6 +32,7 @@ import numbers
 import random
 import warnings
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import Any, SupportsIndex
 
 from zavandor_env.engine.actions import ACTION_NAMES, NUM_ACTIONS, as_action_index
@@ -81,17 +82,18 @@ def retire_backend(backend: str | None, stacklevel: int = 3) -> None:
                      "are the oracle, zavandor_env.engine.oracle.OracleGame")
 
 
-def config_and_seed(config: GameConfig | None, seed: SupportsIndex | None,
-                    options: dict[str, Any]) -> tuple[GameConfig, int]:
-    """:meth:`Game.new`'s arguments checked: the config (or one made of ``options``) and the
-    seed as a plain ``int`` (``None`` draws one)."""
-    if config is None:
-        config = GameConfig(**options)
-    elif options:
-        raise TypeError("pass either a GameConfig or keyword options, not both")
-    if seed is None:  # draw one, so that every game can still be replayed from its record
-        return config, random.SystemRandom().randrange(2**63)
-    return config, check_seed(seed, or_none=True)  # a plain int: the generator and JSON need one
+def _record_seed(record: dict[str, Any], what: str) -> int | None:
+    """The seed of a saved game or replay: ``None`` or an integer >= 0."""
+    seed = record.get("seed")
+    if seed is not None and (type(seed) is not int or seed < 0):
+        raise ReplayError(f"{what} seed must be a non-negative integer, got {seed!r}")
+    return seed
+
+
+def _from_core(name: str) -> Any:
+    """A read-only attribute of a game that is its core's attribute ``name`` (read in C: no
+    Python call on access, as in :class:`~.view.PlayerView`)."""
+    return property(attrgetter(f"_core.{name}"))
 
 
 class Game:
@@ -135,10 +137,21 @@ class Game:
         a plain ``int``; ``None`` draws one.  Bools, floats and negative numbers raise a
         one-line ``ValueError``.  (``backend`` is deprecated and ignored.)"""
         retire_backend(backend)
-        config, seed = config_and_seed(config, seed, options)
+        if config is None:
+            config = GameConfig(**options)
+        elif options:
+            raise TypeError("pass either a GameConfig or keyword options, not both")
+        if seed is None:  # draw one, so that every game can still be replayed from its record
+            plain = random.SystemRandom().randrange(2**63)
+        else:  # a plain int: the generator and JSON need one
+            plain = check_seed(seed, or_none=True)
         game = cls.__new__(cls)
-        game._attach(new_core(config.to_dict(), seed), config, seed)
+        game._attach(cls._new_core(config, plain), config, plain)
         return game
+
+    @staticmethod
+    def _new_core(config: GameConfig, seed: int) -> Any:
+        return new_core(config.to_dict(), seed)
 
     @classmethod
     def replay(cls, config: GameConfig, seed: SupportsIndex | None,
@@ -177,29 +190,21 @@ class Game:
         change)."""
         return NativeView(self._core, seat, self._read)
 
-    @property
-    def round(self) -> int:
-        """The current round (1 = the first)."""
-        return self._core.round
+    #: The current round (1 = the first).
+    round: int = _from_core("round")
+    num_players: int = _from_core("num_players")
+    #: The seat that must decide now (-1 when the game is over or stopped at a round end).
+    current_player: int = _from_core("current_player")
+    #: The seat whose phase-3 turn it is (may differ from the deciding player).
+    turn_player: int = _from_core("turn_player")
+    #: The game ended by the rules (>= 5 sentinels acquired, or one player left).
+    terminated: bool = _from_core("terminated")
+    #: The game was cut off by a safety limit (max rounds or max decisions).
+    truncated: bool = _from_core("truncated")
 
     @property
     def config(self) -> GameConfig:
         return self._config
-
-    @property
-    def num_players(self) -> int:
-        return self._core.num_players
-
-    @property
-    def current_player(self) -> int:
-        """The seat that must decide now (-1 when the game is over or stopped at a round
-        end)."""
-        return self._core.current_player
-
-    @property
-    def turn_player(self) -> int:
-        """The seat whose phase-3 turn it is (may differ from the deciding player)."""
-        return self._core.turn_player
 
     @property
     def phase(self) -> Phase:
@@ -207,18 +212,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        core = self._core
-        return core.terminated or core.truncated
-
-    @property
-    def terminated(self) -> bool:
-        """The game ended by the rules (>= 5 sentinels acquired, or one player left)."""
-        return self._core.terminated
-
-    @property
-    def truncated(self) -> bool:
-        """The game was cut off by a safety limit (max rounds or max decisions)."""
-        return self._core.truncated
+        return self._core.terminated or self._core.truncated
 
     @property
     def at_round_end(self) -> bool:
@@ -267,13 +261,6 @@ class Game:
             IllegalActionError: the action is not legal now (the state is left untouched).
             RoundEndError: the game is stopped at a round end (call :meth:`advance`).
         """
-        index = self._check_action(action)
-        self._core.apply(index, stop_at_round_end)
-        self._legal = None
-        self._snapshot = None
-
-    def _check_action(self, action: int) -> int:
-        """``action`` as a legal index, or the one-line error :meth:`apply` raises."""
         if self.at_round_end:
             raise RoundEndError(f"round {self.round} has ended: call Game.advance() before "
                                 f"applying action {action!r}", action)
@@ -281,7 +268,9 @@ class Game:
         index = action if type(action) is int else as_action_index(action)
         if index not in legal:
             raise IllegalActionError(action, legal, ACTION_NAMES)
-        return index
+        self._core.apply(index, stop_at_round_end)
+        self._legal = None
+        self._snapshot = None
 
     def advance(self, *, stop_at_round_end: bool = False) -> None:
         """Continue a game stopped at a round end: play the next round's phases 1-2 (turn
@@ -355,9 +344,7 @@ class Game:
         retire_backend(backend)
         if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
             raise ReplayError(f"not a saved game of format {FORMAT_VERSION}")
-        seed = data.get("seed")
-        if seed is not None and (type(seed) is not int or seed < 0):
-            raise ReplayError(f"saved game seed must be a non-negative integer, got {seed!r}")
+        seed = _record_seed(data, "saved game")
         try:
             raw = data["state"]
             if not isinstance(raw, dict):
@@ -411,10 +398,7 @@ class Game:
         if len(actions) > most:
             raise ReplayError(f"replay holds {len(actions):,} decisions; at most {most:,} "
                               f"can be replayed")
-        seed = record["seed"]
-        if seed is not None and (type(seed) is not int or seed < 0):
-            raise ReplayError(f"replay seed must be a non-negative integer, got {seed!r}")
-        return cls.replay(config, seed, actions)
+        return cls.replay(config, _record_seed(record, "replay"), actions)
 
     @classmethod
     def from_replay_json(cls, text: str | bytes) -> Game:

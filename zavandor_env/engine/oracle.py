@@ -2,153 +2,81 @@
 
 The C++ core plays every game (:class:`~zavandor_env.engine.game.Game`); the rule modules
 (``turn``, ``auction``, ``flow``, ``economy``, ``scoring``...) are its executable
-specification, readable and run here.  :class:`OracleGame` plays them on a live, editable
-:class:`GameState` with :class:`Game`'s API.  ``zavandor selfcheck``, the golden replays,
-code generation and the rule tests (``tests/conftest.py``: every test marked
-``core_and_oracle`` runs on both) hold the core equal to it.  No user-facing default picks it.
+specification, readable and run here.  :class:`OracleCore` plays them on a live, editable
+:class:`GameState` behind the C++ core's interface, so :class:`OracleGame` is :class:`Game`
+itself on that core.  ``zavandor selfcheck``, the golden replays, code generation and the rule
+tests (``tests/conftest.py``: every test marked ``core_and_oracle`` runs on both) hold the
+core equal to it.  No user-facing default picks it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, SupportsIndex
+from typing import Any
 
 from zavandor_env.engine import auction, turn
 from zavandor_env.engine.config import GameConfig
 from zavandor_env.engine.flow import new_state, start_round
-from zavandor_env.engine.game import (
-    FORMAT_VERSION,
-    Game,
-    RoundEndError,
-    check_seed,
-    config_and_seed,
-    retire_backend,
-)
+from zavandor_env.engine.game import Game
 from zavandor_env.engine.scoring import winners
 from zavandor_env.engine.state import GameState, Phase
 from zavandor_env.engine.view import PlayerView
 
-__all__ = ["OracleGame", "games_on_the_oracle"]
+__all__ = ["OracleCore", "OracleGame", "games_on_the_oracle"]
 
-_LEGAL = {
-    Phase.TURN: turn.legal_turn,
-    Phase.BID: auction.legal_bid,
-    Phase.DEBT: auction.legal_debt,
-    Phase.FREE_LEVEL: turn.legal_free_level,
-    Phase.LOSE_GEM: auction.legal_lose_gem,
+#: The rules of each decision: (its legal actions, applying one).
+_RULES = {
+    Phase.TURN: (turn.legal_turn, turn.apply_turn),
+    Phase.BID: (auction.legal_bid, auction.apply_bid),
+    Phase.DEBT: (auction.legal_debt, auction.apply_debt),
+    Phase.FREE_LEVEL: (turn.legal_free_level, turn.apply_free_level),
+    Phase.LOSE_GEM: (auction.legal_lose_gem, auction.apply_lose_gem),
 }
-_APPLY = {
-    Phase.TURN: turn.apply_turn,
-    Phase.BID: auction.apply_bid,
-    Phase.DEBT: auction.apply_debt,
-    Phase.FREE_LEVEL: turn.apply_free_level,
-    Phase.LOSE_GEM: auction.apply_lose_gem,
-}
+#: What the core reads straight from the state's field of the same name.
+_STATE_FIELDS = frozenset({"round", "phase", "current_player", "turn_player", "terminated",
+                           "truncated"})
 
 
-class OracleGame(Game):
-    """A :class:`Game` whose rules run in Python on the live :attr:`state` (editable: a
-    script may change it between decisions).  ``OracleGame.new(config, seed)`` gives the game
-    that ``Game.new(config, seed)`` gives, decision for decision."""
+class OracleCore:
+    """The Python rules behind the interface :class:`Game` uses on the C++ core (the same
+    methods, the same meaning), playing on the live :attr:`state`."""
 
     __slots__ = ("state",)
-    state: GameState  # the live state (a slot here; a read-only copy on the core)
 
-    def __init__(self, state: GameState, seed: int | None = None) -> None:
-        """A game playing on ``state`` itself (not a copy)."""
+    def __init__(self, state: GameState) -> None:
         self.state = state
-        self.seed = seed
-        self._legal = None
 
-    @classmethod
-    def new(cls, config: GameConfig | None = None, seed: SupportsIndex | None = None, *,
-            backend: str | None = None, **options: Any) -> OracleGame:
-        """:meth:`Game.new` on the oracle."""
-        retire_backend(backend)
-        config, seed = config_and_seed(config, seed, options)
-        game = cls(new_state(config, seed), seed)
-        game._skip_forced()
-        return game
-
-    @property
-    def native_core(self) -> Any:
-        return None
-
-    def view(self, seat: int) -> PlayerView:
-        return PlayerView(self.state, seat)
-
-    @property
-    def round(self) -> int:
-        return self.state.round
-
-    @property
-    def config(self) -> GameConfig:
-        return self.state.config
+    def __getattr__(self, name: str) -> Any:
+        if name in _STATE_FIELDS:
+            return getattr(self.state, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def num_players(self) -> int:
         return self.state.config.num_players
 
-    @property
-    def current_player(self) -> int:
-        return self.state.current_player  # -1 in GAME_OVER and ROUND_END
-
-    @property
-    def turn_player(self) -> int:
-        return self.state.turn_player
-
-    @property
-    def phase(self) -> Phase:
-        return self.state.phase
-
-    @property
-    def is_over(self) -> bool:
-        return self.state.terminated or self.state.truncated
-
-    @property
-    def at_round_end(self) -> bool:
-        return self.state.phase == Phase.ROUND_END
-
-    @property
-    def terminated(self) -> bool:
-        return self.state.terminated
-
-    @property
-    def truncated(self) -> bool:
-        return self.state.truncated
-
-    @property
     def history(self) -> list[int]:
         return self.state.history
 
     def legal_actions(self) -> tuple[int, ...]:
-        legal = self._legal
-        if legal is None:
-            state = self.state
-            if state.terminated or state.truncated or state.phase == Phase.ROUND_END:
-                legal = ()
-            else:
-                legal = tuple(_LEGAL[state.phase](state))
-            self._legal = legal
-        return legal
-
-    def apply(self, action: int, *, stop_at_round_end: bool = False) -> None:
-        index = self._check_action(action)
-        self.state.history.append(index)
-        self._step(index, stop_at_round_end)
-        self._skip_forced(stop_at_round_end)
-
-    def advance(self, *, stop_at_round_end: bool = False) -> None:
-        if self.state.phase != Phase.ROUND_END:
-            raise RoundEndError("Game.advance() needs a game stopped at a round end")
-        start_round(self.state)
-        self._legal = None
-        self._skip_forced(stop_at_round_end)
-
-    def _step(self, action: int, stop_at_round_end: bool = False) -> None:
         state = self.state
-        _APPLY[state.phase](state, action)
+        if state.terminated or state.truncated or state.phase == Phase.ROUND_END:
+            return ()
+        return tuple(_RULES[state.phase][0](state))
+
+    def apply(self, action: int, stop_at_round_end: bool) -> None:
+        self.state.history.append(action)
+        self._step(action, stop_at_round_end)
+        self.skip_forced(stop_at_round_end)
+
+    def advance(self, stop_at_round_end: bool) -> None:
+        start_round(self.state)
+        self.skip_forced(stop_at_round_end)
+
+    def _step(self, action: int, stop_at_round_end: bool) -> None:
+        state = self.state
+        _RULES[state.phase][1](state, action)
         # Phase 4 leaves ROUND_END pending; unless asked to stop there, phases 1-2 follow now
         # (and also before a max_decisions truncation, so both paths give the same game).
         stopped = state.phase == Phase.ROUND_END
@@ -160,15 +88,13 @@ class OracleGame(Game):
             state.truncated = True
             state.phase = Phase.GAME_OVER
             state.current_player = -1
-        self._legal = None
 
-    def _skip_forced(self, stop_at_round_end: bool = False) -> None:
+    def skip_forced(self, stop_at_round_end: bool = False) -> None:
+        """Take every decision that has a single legal action (option
+        ``skip_forced_decisions``)."""
         if not self.state.config.skip_forced_decisions:
             return
-        while True:
-            legal = self.legal_actions()
-            if len(legal) != 1:
-                return
+        while len(legal := self.legal_actions()) == 1:
             self._step(legal[0], stop_at_round_end)
 
     def scores(self) -> list[int]:
@@ -177,16 +103,45 @@ class OracleGame(Game):
     def winners(self) -> list[int]:
         return winners(self.state) if self.state.terminated else []
 
-    def clone(self) -> OracleGame:
-        copy = OracleGame(self.state.clone(), self.seed)
-        copy._legal = self._legal
-        return copy
+    def clone(self) -> OracleCore:
+        return OracleCore(self.state.clone())
 
-    def reseed(self, seed: SupportsIndex) -> None:
-        self.state.rng.seed(check_seed(seed))
+    def reseed(self, seed: int) -> None:
+        self.state.rng.seed(seed)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT_VERSION, "seed": self.seed, "state": self.state.to_dict()}
+    def to_state_dict(self) -> dict[str, Any]:
+        return self.state.to_dict()
+
+
+class OracleGame(Game):
+    """A :class:`Game` whose rules run in Python on the live :attr:`state` (editable: a
+    script may change it between decisions).  ``OracleGame.new(config, seed)`` gives the game
+    that ``Game.new(config, seed)`` gives, decision for decision."""
+
+    __slots__ = ()
+    _core: OracleCore
+
+    def __init__(self, state: GameState, seed: int | None = None) -> None:
+        """A game playing on ``state`` itself (not a copy)."""
+        self._attach(OracleCore(state), state.config, seed)
+
+    @staticmethod
+    def _new_core(config: GameConfig, seed: int) -> OracleCore:
+        core = OracleCore(new_state(config, seed))
+        core.skip_forced()
+        return core
+
+    @property
+    def state(self) -> GameState:
+        """The live state (a read-only copy on the C++ core)."""
+        return self._core.state
+
+    @property
+    def native_core(self) -> Any:
+        return None
+
+    def view(self, seat: int) -> PlayerView:
+        return PlayerView(self._core.state, seat)
 
 
 @contextmanager

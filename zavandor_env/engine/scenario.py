@@ -48,14 +48,14 @@ given, and the position price modifiers are set from the order and the scored VP
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from difflib import get_close_matches
 from typing import Any, SupportsIndex
 
 from zavandor_env.engine.actions import END_TURN, string_to_action
 from zavandor_env.engine.config import GameConfig
 from zavandor_env.engine.data import (
     ARTIFACTS,
-    CARD_TOKEN_INDEX,
     CHARACTERS,
     CHIP_COSTS,
     COLOUR_NAMES,
@@ -75,8 +75,12 @@ from zavandor_env.engine.flow import _determine_turn_order, assign_position_modi
 from zavandor_env.engine.game import Game
 from zavandor_env.engine.hands import token_notation
 from zavandor_env.engine.hands import token_word as _token_word
-from zavandor_env.engine.names import ARTIFACT_ALIASES, UnknownNameError, sentinel_index
-from zavandor_env.engine.names import artifact_index as _artifact_index
+from zavandor_env.engine.names import (
+    ARTIFACT_ALIASES,
+    ARTIFACT_NAMES,
+    OPEN_PREFIX,
+    SENTINEL_NAMES,
+)
 from zavandor_env.engine.oracle import OracleGame
 from zavandor_env.engine.scoring import rescore
 from zavandor_env.engine.state import Phase, PlayerState
@@ -92,20 +96,16 @@ __all__ = [
     "artifact_index",
     "build",
     "finish_round",
-    "gems_of",
     "parse_tokens",
     "play",
+    "sentinel_index",
     "token_index",
     "token_names",
-    "tokens_of",
 ]
 
-_PLAYER_KEYS = frozenset(
-    {
-        "active", "inactive", "hand", "dust", "levels", "chips", "pentagon", "artifacts",
-        "sentinels", "sages", "sages_dust", "vp", "gem_vp", "druid_ruby_used",
-    }
-)
+_PLAYER_KEYS = frozenset({"active", "inactive", "hand", "dust", "levels", "chips", "pentagon",
+                          "artifacts", "sentinels", "sages", "sages_dust", "vp", "gem_vp",
+                          "druid_ruby_used"})
 
 
 class ScenarioError(ValueError):
@@ -130,78 +130,65 @@ def _items(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def _counts(text: str, size: int, index: Callable[[str], int]) -> list[int]:
+    """Notation as a count vector of ``size`` items, ``index`` giving each name's item."""
+    counts = [0] * size
+    for name, n in _items(text):
+        counts[index(name)] += n
+    return counts
+
+
+_TOKEN_BY_WORD = {_token_word(t): t for t in range(NUM_TOKENS)}
+
+
 def token_index(name: str) -> int:
     """Hand-token index of a notation name such as ``"blue5"``, ``"conc_red"``, ``"dust10"``."""
-    if name.startswith("conc_"):
-        colour = name[5:]
-        if colour in COLOUR_NAMES:
-            return CONC_TOKEN0 + COLOUR_NAMES.index(colour)
-    elif name.startswith("dust"):
-        try:
-            return DUST_TOKEN0 + DUST_CHITS.index(int(name[4:]))
-        except ValueError:
-            pass
-    else:
-        for colour_index, cname in enumerate(COLOUR_NAMES):
-            if name.startswith(cname) and name[len(cname):].isdigit():
-                key = (colour_index, int(name[len(cname):]))
-                if key in CARD_TOKEN_INDEX:
-                    return CARD_TOKEN_INDEX[key]
-    raise ScenarioError(f"unknown hand token {name!r} (e.g. blue5, conc_red, dust10)")
+    if name not in _TOKEN_BY_WORD:
+        raise ScenarioError(f"unknown hand token {name!r} (e.g. blue5, conc_red, dust10)")
+    return _TOKEN_BY_WORD[name]
 
 
 def parse_tokens(text: str) -> list[int]:
     """A hand in notation as a count vector over the hand tokens."""
-    counts = [0] * NUM_TOKENS
-    for name, n in _items(text):
-        counts[token_index(name)] += n
-    return counts
+    return _counts(text, NUM_TOKENS, token_index)
 
 
-def token_names(counts: Sequence[int]) -> str:
-    """Inverse of :func:`parse_tokens`: a count vector in notation, ordered by token index,
-    e.g. ``"blue5:2 dust10"``."""
-    return token_notation(counts)
-
-
-def tokens_of(tokens: Sequence[int]) -> str:
-    """A list of token ids (e.g. ``sages_tokens`` or a deck) in notation."""
-    counts = [0] * NUM_TOKENS
-    for t in tokens:
-        counts[t] += 1
-    return token_names(counts)
+#: Inverse of :func:`parse_tokens`: a count vector in notation, ordered by token index, e.g.
+#: ``"blue5:2 dust10"``.
+token_names = token_notation
 
 
 def _named(text: str, names: Sequence[str], what: str) -> list[int]:
-    counts = [0] * len(names)
-    for name, n in _items(text):
+    def index(name: str) -> int:
         if name not in names:
             raise ScenarioError(f"unknown {what} {name!r}; known: {' '.join(names)}")
-        counts[names.index(name)] += n
-    return counts
+        return names.index(name)
+
+    return _counts(text, len(names), index)
 
 
 def artifact_index(name: str) -> int:
     """Artifact type of a name as in the action names (``"magic_mirror"``), of the whole
     action name (``"open_magic_mirror"``) or of a short alias (``"mirror"``)."""
-    try:
-        return _artifact_index(name)
-    except UnknownNameError as exc:
-        raise ScenarioError(str(exc)) from None
+    return _item_index(name, ARTIFACT_NAMES, ARTIFACT_ALIASES, "artifact")
 
 
-def _sentinel(name: str) -> int:
-    try:
-        return sentinel_index(name)
-    except UnknownNameError as exc:
-        raise ScenarioError(str(exc)) from None
+def sentinel_index(name: str) -> int:
+    """Sentinel of ``"phoenix"`` or of the whole action name ``"open_phoenix"``."""
+    return _item_index(name, SENTINEL_NAMES, {}, "sentinel")
 
 
-def gems_of(counts: Sequence[int]) -> str:
-    """Gem counts in notation, e.g. ``"opal:2 sapphire"``."""
-    return " ".join(
-        GEM_NAMES[g] + (f":{n}" if n > 1 else "") for g, n in enumerate(counts) if n
-    )
+def _item_index(name: str, names: tuple[str, ...], aliases: dict[str, str], what: str) -> int:
+    if not isinstance(name, str):
+        raise ScenarioError(f"{what} name must be a string, got {name!r}")
+    bare = name.removeprefix(OPEN_PREFIX)
+    bare = aliases.get(bare, bare)
+    if bare in names:
+        return names.index(bare)
+    close = get_close_matches(bare, list(names) + list(aliases), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    shown = " ".join(names) + (f"; aliases {' '.join(aliases)}" if aliases else "")
+    raise ScenarioError(f"unknown {what} {name!r}{hint}; known: {shown}")
 
 
 # ---- building ----------------------------------------------------------------------------
@@ -387,13 +374,11 @@ def _make_player(state: Any, seat: int, spec: Mapping[str, Any]) -> None:
         for i in range(needed):
             p.chips_bought[i] = True
 
-    for a, n in enumerate(_artifact_counts(spec.get("artifacts", ""))):
+    for a, n in enumerate(_counts(spec.get("artifacts", ""), len(ARTIFACTS), artifact_index)):
         for _ in range(n):
             _take_artifact(state, a)
         p.artifacts[a] = n
-    sentinels = [0] * len(SENTINELS)
-    for name, n in _items(spec.get("sentinels", "")):
-        sentinels[_sentinel(name)] += n
+    sentinels = _counts(spec.get("sentinels", ""), len(SENTINELS), sentinel_index)
     for s, n in enumerate(sentinels):
         if n:
             if n > 1 or state.sentinel_owner[s] != -1:
@@ -421,13 +406,6 @@ def _levels(seat: int, text: str, start_field: int) -> list[int]:
 
 def _expand(counts: Sequence[int]) -> list[int]:
     return [t for t, n in enumerate(counts) for _ in range(n)]
-
-
-def _artifact_counts(text: str) -> list[int]:
-    counts = [0] * len(ARTIFACTS)
-    for name, n in _items(text):
-        counts[artifact_index(name)] += n
-    return counts
 
 
 def _take_token(state: Any, token: int, seat: int) -> None:

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from zavandor_env.engine.data import CARD_TOKEN_INDEX, ENERGY_DECKS, NUM_COLOURS
+from zavandor_env.engine.data import DECK_TOKENS, NUM_COLOURS
 from zavandor_env.engine.state import GameState
 
 
 def build_decks(state: GameState) -> None:
     """Shuffle each colour's 30/36/30/30 cards into its draw pile (as hand token ids)."""
     for colour in range(NUM_COLOURS):
-        deck = [
-            CARD_TOKEN_INDEX[(colour, value)]
-            for value, count in sorted(ENERGY_DECKS[colour].items())
-            for _ in range(count)
-        ]
+        deck = list(DECK_TOKENS[colour])
         state.rng.shuffle(deck)
         state.decks[colour] = deck
         state.discards[colour] = []

@@ -215,13 +215,8 @@ class PlayerView:
     def block(self) -> int:
         return int(self._state.block)
 
-    @property
-    def config(self) -> Any:
-        return self._state.config
-
-    @property
-    def num_players(self) -> int:
-        return self._state.config.num_players
+    config: Any = _read("_state.config")
+    num_players: int = _read("_state.config.num_players")
 
     @property
     def is_over(self) -> bool:

@@ -55,6 +55,7 @@ from zavandor_env.envs.options import env_settings
 from zavandor_env.render.modes import RENDER_MODES, Renderer
 
 ENV_NAME = "zavandor_v0"
+_ENCODER = ObservationEncoder()
 
 
 def env(num_players: int = 2, render_mode: str | None = None,
@@ -101,15 +102,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"rgb_array"`` (an
             H x W x 3 uint8 picture) or ``"human"`` (a live picture in the browser and a
             coloured table in the terminal).
-        reward: terminal reward scheme of a game that ends by the rules: ``"win"``
-            (default), ``"rank"`` or ``"vp_margin"``.
-        vp_delta: reward per VP gained (default 0).
-        step_reward: reward for each of a seat's own decisions (default 0).
-        truncation_reward: what every seat receives when a safety limit cuts the game off
-            (default -1: no winner, no better than a loss).
-        illegal_reward: used by :func:`env`'s illegal-action wrapper (default -1); the raw
-            environment itself raises on an illegal action.
-        **rule_options: :class:`~zavandor_env.engine.GameConfig` fields.
+        **options: keyword options, each checked (an unknown one is a ``TypeError`` that
+            names every option there is).  The reward settings of
+            :class:`~zavandor_env.envs.rewards.RewardConfig`: ``reward`` (terminal scheme of a
+            game that ends by the rules: ``"win"``, the default, ``"rank"`` or
+            ``"vp_margin"``), ``vp_delta`` (reward per VP gained, default 0), ``step_reward``
+            (for each of a seat's own decisions, default 0), ``truncation_reward`` (what every
+            seat receives when a safety limit cuts the game off, default -1: no winner, no
+            better than a loss) and ``illegal_reward`` (used by :func:`env`'s illegal-action
+            wrapper, default -1; the raw environment itself raises on an illegal action).
+            The rule options: :class:`~zavandor_env.engine.GameConfig` fields (``max_rounds``,
+            ...).
 
     The game runs on the C++ core (a retired ``backend=`` option is read by
     :func:`~zavandor_env.envs.options.check_backend`).
@@ -145,7 +148,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents
         }
         self._game: Game | None = None
-        self._encoder = ObservationEncoder()
         self._seeds = random.Random()
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._vp: list[int] = []
@@ -158,7 +160,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         state = dict(self.__dict__)
         game = state.pop("_game")
         state["_game_saved"] = None if game is None else game.to_dict()
-        del state["_encoder"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -166,7 +167,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         saved = state.pop("_game_saved")
         self.__dict__.update(state)
         self._game = None if saved is None else Game.from_dict(saved)
-        self._encoder = ObservationEncoder()
 
     @property
     def game(self) -> Game:
@@ -207,7 +207,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._vp = self.game.scores()
         self._rewards_set = False
         self._skip_agent_selection = None
-        self.agent_selection = self.possible_agents[self.game.current_player]
         self._select()
 
     def _select(self) -> None:
@@ -222,7 +221,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
             mask = self._mask
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": self._encoder.encode_game(self.game, seat), "action_mask": mask}
+        return {"observation": _ENCODER.encode_game(self.game, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

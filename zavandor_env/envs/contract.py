@@ -11,9 +11,11 @@ table, ``tests/envs/test_env_contract.py`` holds every face to it).
   waiting for its next-step autoreset) allows :data:`FINISHED_ACTION` alone, an action that is
   never applied (the episode is over: the next ``step`` of a vector slot ignores it, a single
   env must be reset first).  ``-inf`` masking then never turns a row into NaN.
-* **Info values** follow one dtype rule (:data:`SCALAR_KEYS`, :data:`ARRAY_DTYPES`): flags are
-  Python ``bool`` and counts Python ``int`` in an unbatched ``info``; arrays are NumPy of a fixed
-  dtype.  A vector face batches them exactly as Gymnasium's ``SyncVectorEnv`` does: ``bool[N]``,
+* **Info values** follow one dtype rule (the tables are in ``tests/envs/test_env_contract.py``):
+  flags are Python ``bool`` and counts Python ``int`` in an unbatched ``info`` (``game_over``,
+  ``terminated``, ``truncated``, ``illegal_action``; ``rounds``, ``seat``); arrays are NumPy
+  of a fixed dtype (``action_mask`` int8[A]; ``scores`` and ``ranks`` int32[P], ``winners``
+  int8[P]).  A vector face batches them exactly as Gymnasium's ``SyncVectorEnv`` does: ``bool[N]``,
   ``int64[N]``, and the array's dtype with a leading ``N``, each key with its ``_key`` mask.
 """
 
@@ -32,17 +34,6 @@ ILLEGAL_ACTION_MODES: Final = ("terminate", "raise")
 
 #: The one action a finished game's mask allows (``end_turn``, index 0): never applied.
 FINISHED_ACTION: Final = END_TURN
-
-#: Unbatched info keys holding a Python scalar, and its type.
-SCALAR_KEYS: Final = {"game_over": bool, "terminated": bool, "truncated": bool,
-                      "illegal_action": bool, "rounds": int, "seat": int}
-
-#: Info keys holding a NumPy array, and its dtype (``action_mask``: int8[A]; the others [P]).
-ARRAY_DTYPES: Final = {"action_mask": np.dtype(np.int8), "scores": np.dtype(np.int32),
-                       "ranks": np.dtype(np.int32), "winners": np.dtype(np.int8)}
-
-#: What a vector face makes of each scalar type (as Gymnasium's ``SyncVectorEnv`` does).
-BATCHED_SCALAR: Final = {bool: np.dtype(np.bool_), int: np.dtype(np.int64)}
 
 
 def check_illegal_action(value: object) -> str:

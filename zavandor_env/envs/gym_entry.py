@@ -46,6 +46,4 @@ def make_env(
             ``illegal_action``), reward options (``reward``, ``vp_delta``, ``step_reward``,
             ``truncation_reward``, ``illegal_reward``) and rule options (``max_rounds``, ...).
     """
-    if type(num_players) is not int:
-        raise ValueError(f"num_players must be an integer from 2 to 6, got {num_players!r}")
     return SingleAgentEnv(num_players=num_players, opponents=opponents, **options)

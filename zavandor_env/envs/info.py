@@ -61,17 +61,11 @@ def result_info(outcome: Outcome, illegal_action: bool = False) -> dict[str, Any
 
 
 # ---- batched (vector faces) -----------------------------------------------------------------
-def batched_running_info(masks: np.ndarray, seats: np.ndarray, num_players: int
-                         ) -> dict[str, Any]:
+def batched_values(masks: np.ndarray, seats: np.ndarray, num_players: int) -> dict[str, Any]:
     """The info of ``N`` running games as Gymnasium's ``SyncVectorEnv`` batches
     :func:`running_info` plus ``action_mask`` and ``seat``: ``action_mask`` int8[N, A],
     ``seat`` and ``rounds`` int64[N], flags bool[N], ``scores`` / ``ranks`` int32[N, P],
-    ``winners`` int8[N, P]; every key with its all-True ``_key`` mask.  New arrays."""
-    return with_presence(batched_values(masks, seats, num_players), np.ones(len(seats), bool))
-
-
-def batched_values(masks: np.ndarray, seats: np.ndarray, num_players: int) -> dict[str, Any]:
-    """:func:`batched_running_info` without the ``_key`` masks."""
+    ``winners`` int8[N, P] (new arrays; :func:`with_presence` adds the ``_key`` masks)."""
     n = len(seats)
     return {
         "action_mask": masks.astype(np.int8), "seat": seats.astype(np.int64),
@@ -95,6 +89,6 @@ def with_presence(values: dict[str, Any], present: np.ndarray) -> dict[str, Any]
 def fill_result(info: dict[str, Any], row: int, outcome: Outcome,
                 illegal_action: bool = False) -> None:
     """Write the result of game slot ``row`` (what :func:`result_info` says) into the batched
-    ``info`` of :func:`batched_running_info`."""
+    ``info`` of :func:`batched_values`."""
     for key, value in result_info(outcome, illegal_action).items():
         info[key][row] = value

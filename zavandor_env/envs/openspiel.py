@@ -60,17 +60,16 @@ against our agents.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from zavandor_env.agents.registry import AgentSpecError
+from zavandor_env.agents.spec_params import check_agent_params
 from zavandor_env.engine.agent import Agent
 from zavandor_env.engine.determinize import determinize
 from zavandor_env.engine.view import PlayerView
-from zavandor_env.io.limits import MAX_ROLLOUTS, MAX_SEARCH_ITERATIONS
 
 try:
     import pyspiel
@@ -95,7 +94,7 @@ else:
 __all__ = ["BOTS", "GAME_NAME", "IllegalSpielActionError", "NEEDS_EXTRA", "OpenSpielAgent",
            "StateTextError", "ZavandorGame", "ZavandorState", "deal_seed"]
 
-#: The OpenSpiel bots the agent spec can seat.
+#: The OpenSpiel bots the agent spec can seat (declared in ``agents/spec_params.py``).
 BOTS = ("ismcts", "random")
 _NEEDS_PYSPIEL = ("ZavandorGame", "ZavandorState", "deal_seed",
                   "IllegalSpielActionError", "StateTextError")
@@ -108,29 +107,6 @@ def __getattr__(name: str) -> Any:
 
 
 # ---- an OpenSpiel bot at our table ------------------------------------------------------------
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _check_budget(bot: object, simulations: object, uct_c: object, rollouts: object) -> None:
-    """One-line ``ValueError`` for a bot or budget an :class:`OpenSpielAgent` must not take:
-    every decision runs ``simulations`` x ``rollouts`` random playouts, so both are capped
-    (:mod:`zavandor_env.io.limits`); a ``uct_c`` that is not a finite number >= 0 (0: pure
-    exploitation) would only fail, or search nonsense, once the bot searches."""
-    if bot not in BOTS:
-        raise ValueError(f"bot must be one of {', '.join(BOTS)}, got {_shown(bot)}")
-    # One simulation only expands the root, and OpenSpiel's IS-MCTS then fails an assert.
-    for key, value, least, most in (("simulations", simulations, 2, MAX_SEARCH_ITERATIONS),
-                                    ("rollouts", rollouts, 1, MAX_ROLLOUTS)):
-        if type(value) is not int or not least <= value <= most:
-            raise ValueError(f"{key} must be an integer from {least} to {most:,}, "
-                             f"got {_shown(value)}")
-    if (not isinstance(uct_c, (int, float)) or isinstance(uct_c, bool)
-            or not math.isfinite(uct_c) or uct_c < 0):
-        raise ValueError(f"uct_c must be a finite number >= 0, got {_shown(uct_c)}")
-
-
 class OpenSpielAgent(Agent):
     """An OpenSpiel bot playing one seat through our agent protocol (spec
     ``openspiel:bot=ismcts,simulations=20,uct_c=2,rollouts=1``).
@@ -147,8 +123,10 @@ class OpenSpielAgent(Agent):
 
     def __init__(self, bot: str = "ismcts", simulations: int = 20, uct_c: float = 2.0,
                  rollouts: int = 1, seed: int | None = None) -> None:
-        # Checked before anything is built, so a bad spec is refused when it is read.
-        _check_budget(bot, simulations, uct_c, rollouts)
+        # Checked before anything is built, by the spec's own declaration (every decision runs
+        # simulations x rollouts playouts, so both are capped), also when built from Python.
+        check_agent_params("openspiel", {"bot": bot, "simulations": simulations,
+                                         "uct_c": uct_c, "rollouts": rollouts})
         super().__init__(seed)
         if pyspiel is None:
             raise AgentSpecError(f"agent 'openspiel': {NEEDS_EXTRA}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pyspiel
@@ -35,6 +35,7 @@ from zavandor_env.envs.openspiel_text import (
 )
 from zavandor_env.envs.rewards import terminal_rewards
 from zavandor_env.io.limits import MAX_SEED
+from zavandor_env.io.params import Int, check_params
 
 __all__ = ["GAME_NAME", "IllegalSpielActionError", "StateTextError", "ZavandorGame",
            "ZavandorState", "deal_seed"]
@@ -71,19 +72,9 @@ class IllegalSpielActionError(IllegalActionError, pyspiel.SpielError):  # type: 
     state is left untouched.  Built from the engine's error (or a message), as its base."""
 
 
-def _players(params: dict[str, Any]) -> int:
-    players = params.get("players", MIN_PLAYERS)
-    if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, "
-                         f"got {players!r}")
-    return players
-
-
-def _seed(params: dict[str, Any]) -> int:
-    seed = params.get("seed", -1)
-    if type(seed) is not int or not -1 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be -1 or an integer from 0 to {MAX_SEED}, got {seed!r}")
-    return seed
+#: What the game's parameters allow (read by the one checker of named parameters).
+_PARAMS: Final = {"players": Int(low=MIN_PLAYERS, high=MAX_PLAYERS),
+                  "seed": Int(low=-1, high=MAX_SEED)}
 
 
 def deal_seed(salt: int, draws: Sequence[int]) -> int:
@@ -110,15 +101,15 @@ class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type s
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
-        players = _players(params)
+        check_params(GAME_NAME, _PARAMS, params)
+        players = params.get("players", MIN_PLAYERS)
         self.config = GameConfig(num_players=players)
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=DEAL_OUTCOMES,
             num_players=players, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
             max_game_length=self.config.max_decisions)
-        salt = _seed(params)
         super().__init__(_GAME_TYPE, info, params)
-        self.salt = salt
+        self.salt = params.get("seed", -1)
 
     def new_initial_state(self) -> ZavandorState:
         """A new game, at the chance nodes that draw its deal (see :mod:`.openspiel`)."""

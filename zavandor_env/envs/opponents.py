@@ -1,5 +1,5 @@
 """Who the learner plays: the one reading of an ``opponents`` argument, the self-play pool
-description, and the agent that plays a frozen snapshot.
+description.
 
 Every face takes ``opponents`` the same way (:func:`per_seat`): a sequence gives one
 opponent per other seat, in seat order after the learner; anything else is the opponent of
@@ -21,12 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from zavandor_env.agents.policy_file import NumpyPolicy, load_policy
 from zavandor_env.agents.registry import AgentSpec, parse_spec
 from zavandor_env.engine.agent import Agent
-from zavandor_env.engine.view import PlayerView
 
 #: The one opponent key that is not an agent spec: a frozen past copy of the learner.
 SNAPSHOT = "snapshot"
@@ -81,55 +77,6 @@ def opponent_agents(opponents: object, others: int) -> list[Agent | None]:
         seen.add(id(agent))
         built.append(agent)
     return built
-
-
-class NumpyPolicyAgent(Agent):
-    """Plays a weights-only policy with NumPy on the CPU, always within the mask: a pool
-    snapshot in training, the learner itself in evaluation.
-
-    Args:
-        policy: the network (see :mod:`zavandor_env.agents.policy_file`).
-        seed: seeds sampling (reseeded by :meth:`reset` when given a seed).
-        deterministic: take the most probable legal action instead of sampling one.
-        name: the label in results.
-    """
-
-    needs_observation = True
-
-    def __init__(self, policy: NumpyPolicy, seed: int | None = None,
-                 deterministic: bool = False, name: str = SNAPSHOT) -> None:
-        super().__init__(seed)
-        self.policy = policy
-        self.deterministic = deterministic
-        self.name = name
-        self.np_rng = np.random.default_rng(seed)
-
-    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
-        super().reset(seat, num_players, seed)
-        if seed is not None:
-            self.np_rng = np.random.default_rng(seed)
-
-    def act(self, observation: dict[str, Any] | None, view: PlayerView,
-            legal_actions: Sequence[int]) -> int:
-        if observation is None:
-            raise ValueError("NumpyPolicyAgent needs the encoded observation")
-        return self.policy.act(observation["observation"], observation["action_mask"],
-                               None if self.deterministic else self.np_rng, self.deterministic)
-
-
-# Snapshots are loaded once per process and shared by every seat and environment in it.
-_POLICY_CACHE: dict[str, NumpyPolicy] = {}
-
-
-def cached_policy(path: str) -> NumpyPolicy:
-    """The snapshot at ``path``, loaded once per process (a bounded cache: a long run drops
-    old snapshots from its pool)."""
-    policy = _POLICY_CACHE.get(path)
-    if policy is None:
-        if len(_POLICY_CACHE) > 64:
-            _POLICY_CACHE.clear()
-        policy = _POLICY_CACHE[path] = load_policy(path)
-    return policy
 
 
 @dataclass

@@ -58,7 +58,6 @@ from typing import Any, Final
 
 from zavandor_env.engine.outcome import Outcome
 
-REWARD_SCHEMES: Final = ("win", "rank", "vp_margin")
 VP_MARGIN_SCALE: Final = 50.0
 _NUMBER_FIELDS: Final = ("vp_delta", "step_reward", "truncation_reward", "illegal_reward")
 
@@ -113,13 +112,9 @@ class RewardConfig:
 
 def terminal_rewards(scheme: str, outcome: Outcome) -> list[float]:
     """Per-seat terminal rewards of a game that ended by the rules, by ``scheme``."""
-    if scheme == "win":
-        return _win_rewards(outcome)
-    if scheme == "rank":
-        return _rank_rewards(outcome)
-    if scheme == "vp_margin":
-        return _vp_margin_rewards(outcome)
-    raise ValueError(f"unknown reward scheme {scheme!r}; choose from {REWARD_SCHEMES}")
+    if scheme not in REWARD_SCHEMES:
+        raise ValueError(f"unknown reward scheme {scheme!r}; choose from {REWARD_SCHEMES}")
+    return _SCHEMES[scheme](outcome)
 
 
 def _win_rewards(outcome: Outcome) -> list[float]:
@@ -149,3 +144,7 @@ def _vp_margin_rewards(outcome: Outcome) -> list[float]:
     return [
         (vps[i] - max(vps[j] for j in range(n) if j != i)) / VP_MARGIN_SCALE for i in range(n)
     ]
+
+
+_SCHEMES: Final = {"win": _win_rewards, "rank": _rank_rewards, "vp_margin": _vp_margin_rewards}
+REWARD_SCHEMES: Final = tuple(_SCHEMES)

@@ -59,11 +59,6 @@ MASK_KEY = "action_mask"
 SUMMARY_KEY = "zavandor"
 
 
-def num_env_actions(scripted: int) -> int:
-    """Size of the action space: the game's actions plus one delegate action per spec."""
-    return NUM_ACTIONS + scripted
-
-
 def env_seed(seed: int, worker_index: int, vector_index: int, start_step: int) -> int:
     """The seed of one environment copy: distinct per runner, per vector slot and per
     (re)start of a run, so a resumed run does not replay the games it already played."""
@@ -91,7 +86,7 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         self.illegal_action = check_illegal_action(config.get("illegal_action", "terminate"))
         self.num_players = self.aec.config.num_players
         self.specs: list[AgentSpec] = [parse_spec(s) for s in config.get("scripted", [])]
-        self.num_actions = num_env_actions(len(self.specs))
+        self.num_actions = NUM_ACTIONS + len(self.specs)  # one delegate action per spec
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         space = spaces.Dict({
@@ -139,17 +134,20 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
         seat = aec.seat(agent)
         if action >= NUM_ACTIONS:
             action = self._delegate(seat, action - NUM_ACTIONS)
-        if action not in aec.game.legal_actions():
+        illegal = action not in aec.game.legal_actions()
+        if illegal:  # a masking bug: the game ends, the offender paid illegal_reward
             if self.illegal_action == "raise":
                 aec.step(action)  # IllegalActionError naming the legal actions
-            return self._illegal(agent)
-        aec.step(action)
-        self._blocks[seat, ACTION_TO_BLOCK[action]] += 1
-        rewards: MultiAgentDict = {a: float(r) for a, r in aec.rewards.items() if r}
-        if aec.game.is_over:
-            return self._final(rewards, illegal=False)
+            self.illegal_actions += 1
+            rewards: MultiAgentDict = {agent: float(aec.reward_config.illegal_reward)}
+        else:
+            aec.step(action)
+            self._blocks[seat, ACTION_TO_BLOCK[action]] += 1
+            rewards = {a: float(r) for a, r in aec.rewards.items() if r}
         for who, reward in rewards.items():
             self._paid[aec.seat(str(who))] += reward
+        if illegal or aec.game.is_over:
+            return self._final(rewards, illegal)
         nxt = aec.agent_selection
         return ({nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False},
                 {nxt: self._info(nxt)})
@@ -181,32 +179,20 @@ class ZavandorMultiAgentEnv(MultiAgentEnv):
                        if agent.needs_observation else None)
         return int(agent.act(observation, aec.game.view(seat), aec.game.legal_actions()))
 
-    def _illegal(self, agent: str) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict,
-                                            MultiAgentDict, MultiAgentDict]:
-        """End the game on an illegal action (a masking bug): the offender is paid
-        ``illegal_reward``, the others nothing, and the summary says so."""
-        self.illegal_actions += 1
-        return self._final({agent: float(self.aec.reward_config.illegal_reward)}, illegal=True)
-
     def _final(self, rewards: MultiAgentDict, illegal: bool) -> tuple[
             MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         """Every seat's last observation, rewards and the game's result in its info."""
         outcome = game_outcome(self.aec.game)
-        for who, reward in rewards.items():
-            self._paid[self.aec.seat(str(who))] += reward
         summary = {
             "scores": list(outcome.scores), "ranks": list(outcome.ranks),
             "winners": list(outcome.winners), "terminated": bool(outcome.terminated),
             "rounds": int(outcome.rounds), "decisions": int(outcome.decisions),
             "illegal": illegal, "blocks": self._blocks.tolist(), "paid": self._paid.tolist(),
         }
-        obs: MultiAgentDict = {}
-        for agent in self.possible_agents:
-            seen = self._observe(str(agent))
-            # The game is over: a mask that is never all-zero, its one action never applied.
+        obs: MultiAgentDict = {a: self._observe(str(a)) for a in self.possible_agents}
+        for seen in obs.values():  # over: a mask never all-zero, its one action never applied
             seen[MASK_KEY][:] = 0.0
             seen[MASK_KEY][FINISHED_ACTION] = 1.0
-            obs[agent] = seen
         done: MultiAgentDict = {a: True for a in self.possible_agents} | {"__all__": True}
         not_cut: MultiAgentDict = {a: False for a in self.possible_agents} | {"__all__": False}
         offender = next(iter(rewards)) if illegal else None

@@ -54,13 +54,13 @@ require("train", "zavandor_env.envs.sb3 (the Stable-Baselines3 vector env)",
 import numpy as np  # noqa: E402  (after the extra is known to be there)
 from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
+from zavandor_env.agents.netsearch import cached_policy  # noqa: E402
 from zavandor_env.agents.policy_file import NumpyPolicy  # noqa: E402
 from zavandor_env.agents.registry import parse_spec  # noqa: E402
 from zavandor_env.envs.opponents import (  # noqa: E402
     DEFAULT_OPPONENTS,
     SNAPSHOT,
     PoolSpec,
-    cached_policy,
 )
 from zavandor_env.envs.options import check_num_envs  # noqa: E402
 from zavandor_env.envs.training import (  # noqa: E402
@@ -153,17 +153,10 @@ class NativeVecEnv(VecEnv):
     def _sample(self, env: int, rng: np.random.Generator) -> list[Any]:
         """This episode's opponents of game ``env``, drawn from its pool; their labels go to
         ``self._labels[env]`` (a new list: the step's caller keeps the old)."""
-        labels: list[str] = []
-        opponents: list[Any] = []
-        for label, path in self._pool_specs[env].draw(self._pool_rng, self._others):
-            if path is not None:
-                opponents.append(self._snapshot(path))
-            else:
-                label, opponent = self._opponent(label)
-                opponents.append(opponent)
-            labels.append(label)
-        self._labels[env] = labels
-        return opponents
+        drawn = [(label, self._snapshot(path)) if path is not None else self._opponent(label)
+                 for label, path in self._pool_specs[env].draw(self._pool_rng, self._others)]
+        self._labels[env] = [label for label, _ in drawn]
+        return [opponent for _, opponent in drawn]
 
     def _opponent(self, key: str) -> tuple[str, str]:
         """The label and the ZavandorVectorEnv spec of pool key ``key``: the native kind of a
@@ -177,11 +170,11 @@ class NativeVecEnv(VecEnv):
         return found
 
     def _snapshot(self, path: str) -> SnapshotPolicy:
-        policy = cached_policy(path)
+        """The batched policy of the snapshot file ``path`` (its network loaded once per
+        process, shared by every env and search in it)."""
         fn = self._snapshots.get(path)
         if fn is None:
-            fn = self._snapshots[path] = SnapshotPolicy(policy, self._policy_rng)
-        fn.policy = policy  # (the process cache may have reloaded it)
+            fn = self._snapshots[path] = SnapshotPolicy(cached_policy(path), self._policy_rng)
         return fn
 
     def set_pool(self, spec: PoolSpec, indices: Any = None) -> None:
@@ -248,8 +241,10 @@ class NativeVecEnv(VecEnv):
             return obs, rewards, dones, out
         final_obs = infos["final_obs"]
         final = unbatch_info(infos["final_info"], self.num_envs)
+        outcomes = self.venv.final_outcomes
         for i in np.flatnonzero(dones).tolist():
-            outcome = self.venv.final_outcome(i)
+            outcome = outcomes[i]
+            assert outcome is not None  # its game has just ended
             illegal = final[i]["illegal_action"]
             cut_off = bool(truncated[i])
             self.reset_infos[i] = out[i]  # the next game's, as DummyVecEnv keeps them
@@ -303,13 +298,6 @@ class NativeVecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
-
-    def _get_indices(self, indices: Any) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return [int(i) for i in indices]
 
 
 def unbatch_info(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:

@@ -93,11 +93,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec = raw_env(num_players=num_players, **options)
         check_learner_seat(learner_seat, num_players)
         self._renderer = Renderer(render_mode)
-        check_illegal_action(illegal_action)
+        self.illegal_action = check_illegal_action(illegal_action)
         self.num_players = num_players
         self.learner_seat = learner_seat
         self.render_mode = render_mode
-        self.illegal_action = illegal_action
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.illegal_actions = 0
@@ -127,10 +126,8 @@ class SingleAgentEnv(gymnasium.Env):
         rng = self.np_random
         game_seed = int(rng.integers(2**31))
         self.aec.reset(seed=game_seed)
-        if self.learner_seat is None:
-            self._seat = int(rng.integers(self.num_players))
-        else:
-            self._seat = self.learner_seat
+        self._seat = (int(rng.integers(self.num_players)) if self.learner_seat is None
+                      else self.learner_seat)
         self._agent = self.aec.possible_agents[self._seat]
         for k, opponent in enumerate(self._opponents):
             if opponent is None:
@@ -151,14 +148,12 @@ class SingleAgentEnv(gymnasium.Env):
                 aec.step(action)  # raises IllegalActionError with the legal actions listed
             self.illegal_actions += 1
             self._done = True
-            info = self._final_info(illegal_action=True)
-            reward = aec.reward_config.illegal_reward
-            return self._observation(), reward, True, False, info
+            return (self._observation(), aec.reward_config.illegal_reward, True, False,
+                    self._final_info(illegal_action=True))
         aec.step(int(action))
         self._play_opponents()
         reward = float(aec._cumulative_rewards[self._agent])
-        game = aec.game
-        terminated, truncated = game.terminated, game.truncated
+        terminated, truncated = aec.game.terminated, aec.game.truncated
         self._done = terminated or truncated
         info = self._final_info() if self._done else self._info()
         if self.render_mode == "human":
@@ -168,16 +163,14 @@ class SingleAgentEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions now (sb3-contrib MaskablePPO); once
         the episode is over, :data:`~.contract.FINISHED_ACTION` alone (never all-False)."""
-        if self._done:
-            return finished_mask(bool)
-        return self._learner_mask().astype(bool)
+        return self._mask().astype(bool)
 
-    def _learner_mask(self) -> np.ndarray:
-        # While the episode runs the learner is the deciding agent, whose int8 mask the AEC
-        # env already built for this decision: reuse it rather than rebuild it.
-        if self.aec.game.is_over:
+    def _mask(self) -> np.ndarray:
+        """The learner's int8 mask now (a new array): while the episode runs the learner is
+        the deciding agent, whose mask the AEC env already built for this decision."""
+        if self._done or self.aec.game.is_over:
             return finished_mask()
-        return self.aec._mask
+        return self.aec._mask.copy()
 
     def render(self) -> Any:
         """The whole table as text, a printed coloured table or an RGB array, as the AEC
@@ -201,7 +194,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec.game
 
     def _observation(self) -> np.ndarray:
-        return self.aec._encoder.encode_game(self.aec.game, self._seat)
+        return self.aec.observe(self._agent)["observation"]
 
     def outcome(self) -> Outcome:
         """The game's :class:`~zavandor_env.engine.outcome.Outcome` (the one definition of a
@@ -210,8 +203,8 @@ class SingleAgentEnv(gymnasium.Env):
         return game_outcome(self.aec.game)
 
     def _info(self) -> dict[str, Any]:
-        mask = finished_mask() if self._done else self._learner_mask().copy()
-        return {"action_mask": mask, "seat": self._seat, **running_info(self.num_players)}
+        return {"action_mask": self._mask(), "seat": self._seat,
+                **running_info(self.num_players)}
 
     def _final_info(self, illegal_action: bool = False) -> dict[str, Any]:
         """The last step's info: the result of the game (the one definition, ``Outcome``)."""
@@ -223,19 +216,12 @@ class SingleAgentEnv(gymnasium.Env):
         """Let the other seats act until the learner must decide or the game is over."""
         aec = self.aec
         game = aec.game
-        learner = self._seat
-        opponents = self._opponents
-        n = self.num_players
-        rng = self.np_random
-        while not game.is_over:
+        while not game.is_over and game.current_player != self._seat:
             seat = game.current_player
-            if seat == learner:
-                return
-            k = (seat - learner - 1) % n
-            opponent = opponents[k]
+            opponent = self._opponents[(seat - self._seat - 1) % self.num_players]
             legal = game.legal_actions()
             if opponent is None:
-                action = legal[int(rng.integers(len(legal)))]
+                action = legal[int(self.np_random.integers(len(legal)))]
             else:
                 observation = (aec.observe(aec.possible_agents[seat])
                                if opponent.needs_observation else None)

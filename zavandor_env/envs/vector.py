@@ -104,12 +104,7 @@ from zavandor_env.engine.game import check_seed
 from zavandor_env.engine.native import core_module
 from zavandor_env.engine.outcome import Outcome, make_outcome
 from zavandor_env.envs.contract import FINISHED_ACTION, check_illegal_action, observation_space
-from zavandor_env.envs.info import (
-    batched_running_info,
-    batched_values,
-    fill_result,
-    with_presence,
-)
+from zavandor_env.envs.info import batched_values, fill_result, with_presence
 from zavandor_env.envs.opponents import DEFAULT_OPPONENTS
 from zavandor_env.envs.options import check_learner_seat, check_num_envs, env_settings
 from zavandor_env.envs.vector_seats import (
@@ -153,12 +148,10 @@ def outcome_from_arrays(
 
 def _autoreset_mode(mode: object) -> AutoresetMode:
     """``mode`` as an ``AutoresetMode`` (SAME_STEP or NEXT_STEP; the enum or its value)."""
-    supported = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
-    for known in supported:
-        if mode == known or mode == known.value:
+    for known in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP):
+        if mode in (known, known.value):
             return known
-    raise ValueError(f"autoreset_mode must be one of {[m.value for m in supported]}, "
-                     f"got {mode!r}")
+    raise ValueError(f"autoreset_mode must be one of ['SameStep', 'NextStep'], got {mode!r}")
 
 
 class ZavandorVectorEnv(VectorEnv):
@@ -256,8 +249,10 @@ class ZavandorVectorEnv(VectorEnv):
         self._seats_of.policy_fn = policy_fn
 
     # ---- episodes -------------------------------------------------------------------------
-    def _start(self, env: int, game_seed: int | None = None) -> None:
-        seat, kinds = self._seats_of.draw(env, self._rng, self.learner_seat)
+    def _start(self, env: int, game_seed: int | None = None,
+               learner_seat: int | None = None) -> None:
+        seat, kinds = self._seats_of.draw(env, self._rng, self.learner_seat if learner_seat
+                                          is None else learner_seat)
         self._vec.reset_env(env, seat, kinds, game_seed)
 
     def _start_all(self, envs: Sequence[int]) -> None:
@@ -305,12 +300,12 @@ class ZavandorVectorEnv(VectorEnv):
         if self._to_restart.any():
             self._stand_in_for_ignored(buf)
         vec = self._vec
-        illegal, last_obs = None, self._obs
+        illegal, last_obs = np.zeros(self.num_envs, bool), self._obs
         try:
             vec.step(buf)  # ValueError naming the game for an illegal action; nothing changed
         except ValueError:
             illegal = self._illegal_slots(buf)
-            if illegal is None or self.illegal_action == "raise":
+            if not illegal.any() or self.illegal_action == "raise":
                 raise
             last_obs = self._obs.copy()  # the games as the illegal actions found them
             for slot, unfinished in self._outcomes(illegal, final=False).items():
@@ -330,20 +325,17 @@ class ZavandorVectorEnv(VectorEnv):
         if restarted is not None:
             rewards[restarted] = 0.0  # a new game's first observation: nothing paid yet
             learner_vp[restarted] = self._last_vp[restarted]
-        if illegal is not None:
-            done &= ~illegal  # (the stand-in move may have ended that game: it is over anyway)
-            rewards[illegal] = cfg.illegal_reward
+        done &= ~illegal  # (a stand-in move may have ended that game: it is over anyway)
+        rewards[illegal] = cfg.illegal_reward
         self._last_vp[:] = learner_vp
-        ended = done if illegal is None else done | illegal
-        if not ended.any():
-            vec.observe(self._obs, self._mask)
-            return (self._out_obs(), rewards.astype(np.float32), terminated, truncated,
-                    self._running_info())
+        ended = done | illegal
         # Every game's observation now: the finished ones' last (final_obs), the others'
         # current one (resetting the finished games does not touch them).
         vec.observe(self._obs, self._mask)
-        if illegal is not None:
-            self._obs[illegal] = last_obs[illegal]  # the game as the illegal action found it
+        if not ended.any():
+            return (self._out_obs(), rewards.astype(np.float32), terminated, truncated,
+                    self._running_info())
+        self._obs[illegal] = last_obs[illegal]  # the game as the illegal action found it
         result = self._finish(done, rewards, terminated, truncated, illegal)
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             self._to_restart |= ended  # restarted by the next step
@@ -369,12 +361,11 @@ class ZavandorVectorEnv(VectorEnv):
         if waiting.any():
             buf[waiting] = native_mask[waiting].argmax(axis=1)
 
-    def _illegal_slots(self, buf: np.ndarray) -> np.ndarray | None:
-        """bool[N]: the slots whose learner action is illegal now (None if none)."""
+    def _illegal_slots(self, buf: np.ndarray) -> np.ndarray:
+        """bool[N]: the slots whose learner action is illegal now."""
         in_range = (buf >= 0) & (buf < NUM_ACTIONS)
         legal = in_range & self._mask[self._rows, np.where(in_range, buf, 0)]
-        illegal = ~legal & ~self._to_restart
-        return illegal if illegal.any() else None
+        return ~legal & ~self._to_restart
 
     def _outcomes(self, envs: np.ndarray, final: bool = True) -> dict[int, Outcome]:
         """The outcome of each game ``envs`` (bool[N]) as the native core holds it now: as the
@@ -417,7 +408,8 @@ class ZavandorVectorEnv(VectorEnv):
 
     def _running_info(self) -> dict[str, Any]:
         """Every slot's info as running games (the contract's keys, batched)."""
-        return batched_running_info(self.action_masks(), self._seats, self.num_players)
+        values = batched_values(self.action_masks(), self._seats, self.num_players)
+        return with_presence(values, np.ones(self.num_envs, bool))
 
     # ---- Gymnasium's per-env calls (SyncVectorEnv / AsyncVectorEnv have them; skrl calls
     # ``call("render")`` every step) ----------------------------------------------------------
@@ -454,12 +446,12 @@ class ZavandorVectorEnv(VectorEnv):
         self._last_vp[envs] = vp[envs]
 
     def _finish(self, done: np.ndarray, rewards: np.ndarray, terminated: np.ndarray,
-                truncated: np.ndarray, illegal: np.ndarray | None) -> dict[str, Any]:
+                truncated: np.ndarray, illegal: np.ndarray) -> dict[str, Any]:
         """Final rewards, flags and infos of the games that just ended by the rules or a
         safety limit (``done``, bool[N]) or by an illegal learner action (``illegal``, their
         outcomes already recorded), in Gymnasium's vector-info layout (the contract's keys,
         ``_key`` masks true for the ended games)."""
-        ended = done.copy()
+        ended = done | illegal
         info = batched_values(self._mask, self._seats, self.num_players)
         seats = self._seats.tolist()
         for env, outcome in self._outcomes(done).items():
@@ -467,13 +459,11 @@ class ZavandorVectorEnv(VectorEnv):
             rewards[env] += self.reward_config.final_rewards(outcome)[seats[env]]
             self._final_outcomes[env] = outcome
             fill_result(info, env, outcome)
-        if illegal is not None:
-            terminated |= illegal  # the episode ended (the game itself did not)
-            ended |= illegal
-            for env in np.flatnonzero(illegal).tolist():
-                unfinished = self._final_outcomes[env]
-                assert unfinished is not None  # recorded before the stand-in moves
-                fill_result(info, env, unfinished, illegal_action=True)
+        terminated |= illegal  # the episode ended (the game itself did not)
+        for env in np.flatnonzero(illegal).tolist():
+            unfinished = self._final_outcomes[env]
+            assert unfinished is not None  # recorded before the stand-in moves
+            fill_result(info, env, unfinished, illegal_action=True)
         info["action_mask"][ended] = 0
         info["action_mask"][ended, FINISHED_ACTION] = 1
         self.episodes += int(ended.sum())
@@ -496,14 +486,6 @@ class ZavandorVectorEnv(VectorEnv):
         (``None`` before the slot's first game ends)."""
         return tuple(self._final_outcomes)
 
-    def final_outcome(self, env: int) -> Outcome:
-        """The :class:`~zavandor_env.engine.outcome.Outcome` of game slot ``env``'s last
-        finished game (``ValueError`` before its first game ends)."""
-        outcome = self._final_outcomes[env]
-        if outcome is None:
-            raise ValueError(f"game slot {env} has not finished a game yet")
-        return outcome
-
     # ---- inspection -----------------------------------------------------------------------
     @property
     def seats(self) -> np.ndarray:
@@ -520,16 +502,12 @@ class ZavandorVectorEnv(VectorEnv):
         """The ``_native.VecLearner`` (game copies with ``.core(i)``, raw accessors)."""
         return self._vec
 
-    def reset_game(self, env: int, game_seed: int, learner_seat: int | None = None,
-                   opponents: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def reset_game(self, env: int, game_seed: int, learner_seat: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
         """Restart game ``env`` with a fixed game seed (``Game.new(config, game_seed)``), for
         tests and reproductions; returns its first observation and mask.  ``learner_seat``
-        and ``opponents`` (specs for this episode) override the env's settings once."""
-        seats = self._seats_of
-        specs = None if opponents is None else seats.check(opponents)
-        seat, kinds = seats.draw(env, self._rng, self.learner_seat if learner_seat is None
-                                 else learner_seat, specs)
-        self._vec.reset_env(env, seat, kinds, game_seed)
+        overrides the env's setting once."""
+        self._start(env, game_seed, learner_seat)
         self._seats_of.resolve(self._vec)
         self._started = True
         mask = np.zeros(self.num_envs, bool)

@@ -137,13 +137,13 @@ class VectorSeats:
             index = self._handler_index[key] = len(self._handlers) - 1
         return index
 
-    def draw(self, env: int, rng: np.random.Generator, learner_seat: int | None,
-             specs: Any = None) -> tuple[int, list[int]]:
-        """Seat and kinds of game ``env``'s next episode (``specs``: these opponents once,
-        else the current ones); records who answers its external seats."""
+    def draw(self, env: int, rng: np.random.Generator, learner_seat: int | None
+             ) -> tuple[int, list[int]]:
+        """Seat and kinds of game ``env``'s next episode; records who answers its external
+        seats."""
         p = self.num_players
         seat = int(rng.integers(p)) if learner_seat is None else learner_seat
-        specs = self.specs if specs is None else specs
+        specs = self.specs
         if callable(specs):
             specs = list(specs(env, rng))
             if len(specs) != p - 1:
@@ -161,9 +161,6 @@ class VectorSeats:
             if kind != KIND_EXTERNAL:
                 continue
             if isinstance(spec, str) and spec == "policy":
-                if self.policy_fn is None:
-                    raise ValueError("a 'policy' opponent needs policy_fn (constructor or "
-                                     "set_policy_fn)")
                 handler_ids[s] = self._handler(self._policy_slot)
             elif isinstance(spec, (Agent, str, Mapping)):
                 agent = agents[s] = self._build_agent(env, k, spec, rng)
@@ -200,19 +197,14 @@ class VectorSeats:
             obs, mask, actions = self._obs[:m], self._mask[:m], self._act[:m]
             vec.observe_pending(obs, mask)
             ids = self._handler_id[self._env[:m], self._seat[:m]]
-            first = ids[0]
-            if first != _AGENT and (ids == first).all():
-                actions[:] = _as_actions(self._handlers[first](obs, mask), m)
-            else:
-                for h in np.unique(ids):
-                    sel = np.flatnonzero(ids == h)
-                    if h != _AGENT:
-                        actions[sel] = _as_actions(self._handlers[h](obs[sel], mask[sel]),
-                                                   len(sel))
-                        continue
-                    for k in sel:
-                        actions[k] = self._agent_action(vec, int(self._env[k]),
-                                                        int(self._seat[k]), obs[k], mask[k])
+            for h in np.unique(ids):  # one call per batched policy
+                sel = np.flatnonzero(ids == h)
+                if h != _AGENT:
+                    actions[sel] = _as_actions(self._handlers[h](obs[sel], mask[sel]), len(sel))
+                    continue
+                for k in sel:
+                    actions[k] = self._agent_action(vec, int(self._env[k]), int(self._seat[k]),
+                                                    obs[k], mask[k])
             vec.act_pending(actions)
 
     def _agent_action(self, vec: Any, env: int, seat: int, obs: np.ndarray,

@@ -26,7 +26,6 @@ from typing import IO, Any, TypeVar
 
 from zavandor_env.io.files import UntrustedInputError, write_atomic
 from zavandor_env.io.journals import read_journal_stream
-from zavandor_env.io.limits import MAX_JOURNAL_LINE_BYTES
 
 T = TypeVar("T")
 
@@ -69,12 +68,6 @@ class Journal:
     def close(self) -> None:
         self._handle.close()
 
-    def __enter__(self) -> Journal:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def _open_append(path: Path) -> IO[bytes]:
     """``path`` open to append, never through a symlink (one planted where the journal is
@@ -91,7 +84,6 @@ def read_journal_checked(
     path: str | Path,
     check_entry: Callable[[Any, str], T],
     check_header: Callable[[dict[str, Any], str], None] | None = None,
-    max_line_bytes: int = MAX_JOURNAL_LINE_BYTES,
 ) -> tuple[dict[str, Any], list[T], int]:
     """``(header, entries, intact_bytes)``: the journal's lines and how many bytes of the file
     they fill (less than its size when the last line is torn), read as a bounded stream
@@ -100,10 +92,7 @@ def read_journal_checked(
     through ``check_header``; the first bad line stops the read with one
     :class:`JournalError` line naming the file and line."""
     try:
-        read = read_journal_stream(path, check_entry, what="journal",
-                                   check_header=check_header, max_line_bytes=max_line_bytes)
-    except JournalError:
-        raise
+        read = read_journal_stream(path, check_entry, what="journal", check_header=check_header)
     except UntrustedInputError as exc:
         message = str(exc)
         if " line " in message and "has no header" not in message:

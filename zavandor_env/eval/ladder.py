@@ -27,9 +27,9 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from zavandor_env.agents.base import Agent
 from zavandor_env.agents.registry import AgentSpec, AgentSpecError, parse_spec
@@ -37,15 +37,10 @@ from zavandor_env.engine import GameConfig
 from zavandor_env.eval.ladder_report import JOURNAL_PATTERN, Board, Entry, Ladder
 from zavandor_env.eval.ladder_schedule import LadderError, LadderTournament, schedule_tables
 from zavandor_env.eval.match import play_game
-from zavandor_env.eval.run_settings import (
-    DEFAULT_GAME_OPTIONS,
-    Skipped,
-    check_run_settings,
-    run_command,
-    run_rules,
-)
+from zavandor_env.eval.run_settings import RunSettings, Skipped
 from zavandor_env.eval.tournament import check_spec
 from zavandor_env.eval.tournament_run import run_tournament
+from zavandor_env.io.params import one_line
 from zavandor_env.resources import data_path
 
 __all__ = ["STANDARD_AGENTS", "LadderConfig", "LadderError", "LadderTournament", "plan",
@@ -99,54 +94,35 @@ STANDARD_AGENTS: tuple[StandardAgent, ...] = (
                   "OpenSpiel's IS-MCTS bot, 16 simulations with random rollouts",
                   optional=True),
 )
-DEFAULT_PLAYERS: tuple[int, ...] = (2, 4, 6)
 #: Games per table, rounded up to a multiple of the player count.
 DEFAULT_GAMES = 24
-DEFAULT_SEED = 0
 #: The most agents of one ladder (the schedule search and the tables stay small).
 MAX_AGENTS = 16
 
 
-@dataclass(frozen=True)
-class LadderConfig:
-    """What a ladder plays.
+@dataclass(frozen=True, kw_only=True)
+class LadderConfig(RunSettings):
+    """What a ladder plays: the :class:`RunSettings` (``games`` per table, default
+    :data:`DEFAULT_GAMES`) and ``agents``, agent specs (``{n}`` stands for the player count,
+    ``label=`` names one); None: :data:`STANDARD_AGENTS`."""
 
-    Args:
-        players: player counts (sorted, duplicates dropped).
-        games: games per table, rounded up to a multiple of the player count.
-        seed: first deal seed; deal ``d`` of every table uses game seed ``seed + d``.
-        agents: agent specs (``{n}`` stands for the player count, ``label=`` names one);
-            None: :data:`STANDARD_AGENTS`.
-        game_options: :class:`GameConfig` fields (all but ``num_players``) of every game;
-            by default the scorecard's (the rules the shipped policies were trained with).
-        workers: processes (None: all cores); has no effect on the results.
-        game_file: the game config file ``game_options`` were read from, for the command.
-    """
-
-    players: tuple[int, ...] = DEFAULT_PLAYERS
+    error: ClassVar[type[Exception]] = LadderError
+    what: ClassVar[str] = "the ladder"
     games: int = DEFAULT_GAMES
-    seed: int = DEFAULT_SEED
     agents: tuple[str, ...] | None = None
-    game_options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_GAME_OPTIONS))
-    workers: int | None = None
-    game_file: str | None = None
 
     def __post_init__(self) -> None:
-        check_run_settings(self, LadderError, "the ladder")
+        super().__post_init__()
         if self.agents is not None:
             object.__setattr__(self, "agents", tuple(self.agents))
             if len(self.agents) > MAX_AGENTS:
                 raise LadderError(f"a ladder holds at most {MAX_AGENTS} agents, "
                                   f"got {len(self.agents)}")
 
-    def rules(self) -> dict[str, Any]:
-        """Every :class:`GameConfig` field of the games but the player count."""
-        return run_rules(self.game_options)
-
     def command(self) -> str:
         """The canonical command line of this ladder (without --out, --workers)."""
         agents = ("--agents", *map(shlex.quote, self.agents)) if self.agents is not None else ()
-        return " ".join(run_command("ladder", self, tail=agents))
+        return " ".join(self.command_words("ladder", tail=agents))
 
 
 def _refuse_time_budget(spec: AgentSpec) -> None:
@@ -178,7 +154,7 @@ def plan(config: LadderConfig) -> tuple[dict[int, list[Entry]], list[Skipped]]:
                 except (AgentSpecError, ValueError) as exc:
                     if not std.optional:
                         raise
-                    skipped.append(Skipped(n, std.label, " ".join(str(exc).split())))
+                    skipped.append(Skipped(n, std.label, one_line(exc)))
                     continue
                 chosen.append(Entry(spec, std.about))
         else:
@@ -201,15 +177,6 @@ def plan(config: LadderConfig) -> tuple[dict[int, list[Entry]], list[Skipped]]:
                               + (f" ({', '.join(labels)})" if labels else ""))
         entries[n] = chosen
     return entries, skipped
-
-
-def tournament_for(config: LadderConfig, num_players: int,
-                   entries: Sequence[Entry]) -> LadderTournament:
-    """The tournament of one player count's ladder."""
-    tables = schedule_tables(len(entries), num_players)
-    return LadderTournament([e.spec for e in entries], num_players=num_players,
-                            games=config.games, seed=config.seed, workers=config.workers,
-                            game_options=dict(config.game_options), tables=tuple(tables))
 
 
 # ---- the cost probe -------------------------------------------------------------------------
@@ -268,7 +235,10 @@ def run_ladder(config: LadderConfig, progress: bool = True, out_dir: str | Path 
     entries, skipped = plan(config)
     boards = []
     for n, chosen in entries.items():
-        tournament = tournament_for(config, n, chosen)
+        tournament = LadderTournament(
+            [e.spec for e in chosen], num_players=n, games=config.games, seed=config.seed,
+            workers=config.workers, game_options=dict(config.game_options),
+            tables=tuple(schedule_tables(len(chosen), n)))
         if progress:
             print(f"ladder: {n} players, {len(chosen)} agents, {len(tournament.tables)} "
                   f"tables", file=sys.stderr)
@@ -281,10 +251,8 @@ def run_ladder(config: LadderConfig, progress: bool = True, out_dir: str | Path 
         boards.append(board)
         if on_board:
             on_board(board)
-    ladder = Ladder(config, boards, skipped)
-    if probe:
-        for board in boards:
-            for e in board.entries:
-                board.probe[e.label] = probe_cost(e.spec, board.players, config.seed,
-                                                  config.game_options)
-    return ladder
+    for board in boards if probe else []:
+        for e in board.entries:
+            board.probe[e.label] = probe_cost(e.spec, board.players, config.seed,
+                                              config.game_options)
+    return Ladder(config, boards, skipped)

@@ -105,10 +105,9 @@ class Board:
     def schedule(self) -> dict[str, Any]:
         """What the schedule is and how balanced it is."""
         labels = [e.label for e in self.entries]
-        index = {x: i for i, x in enumerate(labels)}
         tables = self.tables()
         at = {x: sum(x in t for t in tables) for x in labels}
-        pairs = pair_counts([[index[x] for x in t] for t in tables], len(labels))
+        pairs = pair_counts(self.tournament.tables, len(labels))  # agent numbers: entries
         deals = self.tournament.deals
         return {
             "design": ("round robin of pairs" if self.players == 2 else
@@ -129,19 +128,13 @@ class Board:
         def r4(v: float) -> float:
             return round(v, 4)
 
-        rows = []
-        for x in self.order():
-            a = self.agents[x]
-            rows.append({
-                "label": x,
-                "rating_mu": round(a.mu, 3), "rating_sigma": round(a.sigma, 3),
-                "rating_interval": [round(a.mu - 2 * a.sigma, 3), round(a.mu + 2 * a.sigma, 3)],
-                "rating_ordinal": round(a.ordinal, 3),
-                "seats": a.seats, "wins": r4(a.wins), "win_rate": r4(a.win_rate),
-                "win_rate_ci95": [r4(a.win_ci[0]), r4(a.win_ci[1])],
-                "mean_rank": r4(a.mean_rank), "mean_vp": round(a.mean_vp, 3),
-            })
         order = self.order()
+        rows = [{"label": x, "rating_mu": round(a.mu, 3), "rating_sigma": round(a.sigma, 3),
+                 "rating_interval": [round(a.mu - 2 * a.sigma, 3), round(a.mu + 2 * a.sigma, 3)],
+                 "rating_ordinal": round(a.ordinal, 3), "seats": a.seats, "wins": r4(a.wins),
+                 "win_rate": r4(a.win_rate), "win_rate_ci95": [r4(a.win_ci[0]), r4(a.win_ci[1])],
+                 "mean_rank": r4(a.mean_rank), "mean_vp": round(a.mean_vp, 3)}
+                for x, a in ((x, self.agents[x]) for x in order)]
         return {
             "players": self.players,
             "agents": [{"label": e.label, "spec": format_spec(e.spec), "about": e.about}
@@ -174,9 +167,8 @@ class Board:
                  "|---:|---|---|---:|---|---:|---:|---:|"]
         for i, x in enumerate(order, 1):
             a = self.agents[x]
-            rating = f"{a.mu:.1f} ± {2 * a.sigma:.1f}" if self.rated else "-"
-            ordinal = f"{a.ordinal:.1f}" if self.rated else "-"
-            lines.append(f"| {i} | {x} | {rating} | {ordinal} | {a.win_rate:.3f} "
+            rating = f"{a.mu:.1f} ± {2 * a.sigma:.1f} | {a.ordinal:.1f}" if self.rated else "- | -"
+            lines.append(f"| {i} | {x} | {rating} | {a.win_rate:.3f} "
                          f"[{a.win_ci[0]:.3f}, {a.win_ci[1]:.3f}] | {a.mean_rank:.2f} | "
                          f"{a.mean_vp:.1f} | {a.seats} |")
         lines += ["", "Pairwise: the row agent finished ahead of the column agent in this "
@@ -185,12 +177,9 @@ class Board:
                   "| | " + " | ".join(order) + " |",
                   "|---|" + "---:|" * len(order)]
         for x in order:
-            cells = []
-            for y in order:
-                if x == y or y not in self.matrix.get(x, {}):
-                    cells.append("-")
-                else:
-                    cells.append(f"{self.matrix[x][y]:.2f} ({self.meetings[x][y]})")
+            row = self.matrix.get(x, {})
+            cells = [f"{row[y]:.2f} ({self.meetings[x][y]})" if y != x and y in row else "-"
+                     for y in order]
             lines.append(f"| **{x}** | " + " | ".join(cells) + " |")
         return lines
 
@@ -339,10 +328,9 @@ class Ladder:
         lines = []
         for b in self.boards:
             lines.append(f"{b.players} players, {len(b.records)} games:")
-            for i, x in enumerate(b.order(), 1):
-                a = b.agents[x]
-                lines.append(f"  {i:>2}. {x:<20} mu {a.mu:6.2f} ± {2 * a.sigma:5.2f}  "
-                             f"ordinal {a.ordinal:6.2f}  win rate {a.win_rate:.3f}")
+            lines += [f"  {i:>2}. {x:<20} mu {a.mu:6.2f} ± {2 * a.sigma:5.2f}  "
+                      f"ordinal {a.ordinal:6.2f}  win rate {a.win_rate:.3f}"
+                      for i, (x, a) in enumerate(((x, b.agents[x]) for x in b.order()), 1)]
         lines += [f"left out: {s.label} at {s.players} players: {s.reason}"
                   for s in self.skipped]
         return "\n".join(lines)
@@ -375,19 +363,17 @@ def update_doc(doc: str | Path, ladder: Ladder) -> Path:
     leaderboard and its cost table; raises :class:`LadderError` when the markers are
     missing (the doc is never rewritten elsewhere)."""
     path = Path(doc)
-    check_doc(path)
-    text = path.read_text(encoding="utf-8")
-    begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
+    text = check_doc(path)
     body = (ladder.markdown().replace("## Leaderboard\n\n", "", 1)
             + "\n### Cost per row\n\n" + ladder.cost_markdown())
-    new = text[:begin + len(DOC_BEGIN)] + "\n" + body + text[end:]
-    write_atomic(path, new)
+    write_atomic(path, text[:text.find(DOC_BEGIN) + len(DOC_BEGIN)] + "\n" + body
+                 + text[text.find(DOC_END):])
     return path
 
 
-def check_doc(doc: str | Path) -> None:
-    """Raise :class:`LadderError` unless ``doc`` can take the ladder (checked before any
-    game, so a typo in ``--update-doc`` does not cost a whole ladder)."""
+def check_doc(doc: str | Path) -> str:
+    """The text of ``doc``; raises :class:`LadderError` unless it can take the ladder
+    (checked before any game, so a typo in ``--update-doc`` does not cost a whole ladder)."""
     path = Path(doc)
     try:
         text = path.read_text(encoding="utf-8")
@@ -396,3 +382,4 @@ def check_doc(doc: str | Path) -> None:
     begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
     if begin < 0 or end < begin:
         raise LadderError(f"{str(path)!r} has no {DOC_BEGIN!r} ... {DOC_END!r} section")
+    return text

@@ -78,12 +78,5 @@ class LadderTournament(TournamentConfig):
 
     tables: tuple[tuple[int, ...], ...] = ()
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not self.tables or any(len(t) != self.num_players or len(set(t)) != len(t)
-                                  or not all(0 <= i < len(self.agents) for i in t)
-                                  for t in self.tables):
-            raise ValueError(f"tables must each seat {self.num_players} different agents")
-
     def lineups(self) -> list[list[AgentSpec]]:
         return [[self.agents[i] for i in table] for table in self.tables]

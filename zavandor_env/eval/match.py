@@ -119,7 +119,7 @@ def play_game(
     if observation_fn is None and any(a.needs_observation for a in agents):
         observation_fn = default_observation_fn()
     # Asked only when recording: explaining costs a forward pass per decision.
-    explainers = [_explainer(a) if record_replay else None for a in agents]
+    explainers = [getattr(a, "explain", None) if record_replay else None for a in agents]
     annotations: list[dict[str, Any]] = []
     while not game.is_over:
         seat = game.current_player
@@ -127,8 +127,8 @@ def play_game(
         legal = game.legal_actions()
         obs = observation_fn(game, seat) if agent.needs_observation else None  # type: ignore[misc]
         action = agent.act(obs, game.view(seat), legal)
-        explain = explainers[seat]
-        if explain is not None:
+        explain = explainers[seat]  # an optional hook (not part of the contract: most have none)
+        if callable(explain):
             note = explain()
             if note is not None:
                 annotations.append({"decision": len(game.history), "seat": seat, **note})
@@ -142,12 +142,6 @@ def play_game(
         seconds=time.perf_counter() - start,
         replay=_record(game, annotations) if record_replay else None,
     )
-
-
-def _explainer(agent: Agent) -> Callable[[], dict[str, Any] | None] | None:
-    """The agent's optional ``explain()`` hook (not part of the contract: most have none)."""
-    explain = getattr(agent, "explain", None)
-    return explain if callable(explain) else None
 
 
 def _record(game: Game, annotations: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from zavandor_env.engine.errors import PicklableError
+from zavandor_env.io.params import one_line
 
 #: What to install for the Ray paths (``eval --ray``, training with ``backend: rllib``).
 RAY_INSTALL = 'pip install -e ".[ray]"'
@@ -31,7 +32,7 @@ def import_ray(what: str) -> Any:
     try:
         import ray
     except ImportError as exc:
-        raise RayMissingError(what, " ".join(str(exc).split())) from None
+        raise RayMissingError(what, one_line(exc)) from None
     return ray
 
 
@@ -55,7 +56,7 @@ def ray_session(address: str | None = None, num_cpus: int | None = None,
         try:
             ray.init(address=address, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            detail = " ".join(str(exc).split()) or type(exc).__name__
+            detail = one_line(exc)
             raise RayConnectionError(f"cannot join the Ray cluster at {address!r}: {detail} "
                                      "(is it started? see docs/scaling.md)") from None
     else:

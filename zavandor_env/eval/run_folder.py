@@ -17,7 +17,6 @@ is one :class:`OutputDirError` line.
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 import tempfile
@@ -60,11 +59,14 @@ class ReportFolder:
         """``(files an earlier run of the command wrote, other entries)`` in ``out_dir``, as
         ``lstat`` sees them: a symlink is never ours (it is listed with the others, which are
         never touched), so no write or delete of ours goes through one."""
-        folder = out_folder(out_dir)
         ours: list[Path] = []
         others: list[Path] = []
-        if folder is None:
+        if not os.path.lexists(out_dir):
             return ours, others
+        try:
+            folder = Folder.open(out_dir, what=f"--out {str(out_dir)!r}")
+        except FolderError as exc:
+            raise OutputDirError(str(exc)) from None
         for name, kind in folder.entries():
             entry = folder.root / name
             if kind == "file" and (name in self.files or self.is_journal(name)):
@@ -174,18 +176,6 @@ class ReportFolder:
                 sub.rmdir()
 
 
-def out_folder(out_dir: str | Path) -> Folder | None:
-    """The report folder ``out_dir`` checked (:class:`~zavandor_env.io.folders.Folder`: no
-    symlink at it), or None when it does not exist yet; else one :class:`OutputDirError`."""
-    out = Path(out_dir)
-    if not os.path.lexists(out):
-        return None
-    try:
-        return Folder.open(out, what=f"--out {str(out)!r}")
-    except FolderError as exc:
-        raise OutputDirError(str(exc)) from None
-
-
 def lock_output_dir(out: Path) -> bool:
     """Hold ``out``'s lock for this process until :func:`~zavandor_env.io.folders.release`
     (or its end); True when taken now, False when held already.  A second writer of the
@@ -201,13 +191,13 @@ def default_output_dir(name: str, root: str | Path = "eval_out") -> Path:
     appended when one of that name exists: two runs never share a directory)."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "eval"
     base = Path(root) / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug[:60]}"
-    for attempt in itertools.count(1):
-        path = base if attempt == 1 else base.with_name(f"{base.name}-{attempt}")
+    path, attempt = base, 1
+    while True:
         try:
             path.mkdir(parents=True, exist_ok=False)
+            return path
         except FileExistsError:
-            continue
+            attempt += 1
+            path = base.with_name(f"{base.name}-{attempt}")
         except OSError as exc:
             raise OutputDirError(f"cannot create {str(path)!r}: {exc.strerror or exc}") from None
-        return path
-    raise AssertionError("unreachable")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from zavandor_env.agents.registry import AgentSpec
 from zavandor_env.engine import GameConfig
@@ -31,49 +31,67 @@ class Skipped:
         return {"players": self.players, name: self.label, "reason": self.reason}
 
 
-def check_run_settings(config: Any, error: type[Exception], what: str) -> None:
-    """Check the settings every multi-count run holds (``players`` 2 to 6, ``games``
-    positive, ``seed`` non-negative, ``workers`` positive or None, ``game_options`` that fit
-    every player count), else one ``error`` line naming the bad value; then store the player
-    counts sorted and deduplicated and the options as a plain dict (``config`` is a frozen
-    dataclass; ``what`` names it in messages, e.g. ``the card``)."""
-    players = config.players
-    counts = tuple(sorted(set(players)))
-    if not counts or any(type(n) is not int or not 2 <= n <= 6 for n in counts):
-        raise error(f"players must be player counts from 2 to 6, got {list(players)}")
-    if type(config.games) is not int or config.games < 1:
-        raise error(f"games must be a positive integer, got {config.games!r}")
-    if type(config.seed) is not int or config.seed < 0:
-        raise error(f"seed must be a non-negative integer, got {config.seed!r}")
-    if config.workers is not None and (type(config.workers) is not int or config.workers < 1):
-        raise error(f"workers must be positive (or None: all cores), got {config.workers!r}")
-    if "num_players" in config.game_options:
-        raise error(f"game_options must not set num_players ({what} sets it)")
-    object.__setattr__(config, "players", counts)
-    object.__setattr__(config, "game_options", dict(config.game_options))
-    for n in counts:  # e.g. chosen characters must fit every player count
-        try:
-            GameConfig(num_players=n, **config.game_options)
-        except (TypeError, ValueError) as exc:
-            raise error(f"game options do not fit {n} players: {exc}") from None
+@dataclass(frozen=True, kw_only=True)
+class RunSettings:
+    """The settings every multi-count run holds, checked when it is made (one ``error`` line
+    naming a bad value; ``what`` names the run in messages, e.g. ``the card``).
 
+    Args:
+        players: player counts, 2 to 6 (sorted, duplicates dropped).
+        games: games per table or row, rounded up to a multiple of the player count.
+        seed: first deal seed; deal ``d`` of every table or row uses game seed ``seed + d``.
+        game_options: :class:`GameConfig` fields (all but ``num_players``) of every game; by
+            default :data:`DEFAULT_GAME_OPTIONS` (the rules the shipped policies were trained
+            with); they must fit every player count.
+        workers: processes (None: all cores); has no effect on the results.
+        game_file: the game config file ``game_options`` were read from, for the command.
+    """
 
-def run_rules(game_options: Mapping[str, Any]) -> dict[str, Any]:
-    """Every :class:`GameConfig` field of a run's games but the player count."""
-    rules = GameConfig(num_players=2, **game_options).to_dict()
-    del rules["num_players"]
-    return rules
+    error: ClassVar[type[Exception]] = ValueError
+    what: ClassVar[str] = "the run"
+    players: tuple[int, ...] = (2, 4, 6)
+    games: int = 1
+    seed: int = 0
+    game_options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_GAME_OPTIONS))
+    workers: int | None = None
+    game_file: str | None = None
 
+    def __post_init__(self) -> None:
+        players, error = self.players, self.error
+        counts = tuple(sorted(set(players)))
+        if not counts or any(type(n) is not int or not 2 <= n <= 6 for n in counts):
+            raise error(f"players must be player counts from 2 to 6, got {list(players)}")
+        if type(self.games) is not int or self.games < 1:
+            raise error(f"games must be a positive integer, got {self.games!r}")
+        if type(self.seed) is not int or self.seed < 0:
+            raise error(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.workers is not None and (type(self.workers) is not int or self.workers < 1):
+            raise error(f"workers must be positive (or None: all cores), got {self.workers!r}")
+        if "num_players" in self.game_options:
+            raise error(f"game_options must not set num_players ({self.what} sets it)")
+        object.__setattr__(self, "players", counts)
+        object.__setattr__(self, "game_options", dict(self.game_options))
+        for n in counts:  # e.g. chosen characters must fit every player count
+            try:
+                GameConfig(num_players=n, **self.game_options)
+            except (TypeError, ValueError) as exc:
+                raise error(f"game options do not fit {n} players: {exc}") from None
 
-def run_command(command: str, config: Any, *middle: str, tail: tuple[str, ...] = ()) -> list[str]:
-    """The canonical command line of a run (without --out, --workers), as words:
-    ``zavandor COMMAND``, ``middle``, its player counts, games and seed, ``tail`` and its game
-    file."""
-    parts = ["zavandor", command, *middle, "--players", *map(str, config.players),
-             "--games", str(config.games), "--seed", str(config.seed), *tail]
-    if config.game_file is not None:
-        parts += ["--game", shlex.quote(config.game_file)]
-    return parts
+    def rules(self) -> dict[str, Any]:
+        """Every :class:`GameConfig` field of the run's games but the player count."""
+        rules = GameConfig(num_players=2, **self.game_options).to_dict()
+        del rules["num_players"]
+        return rules
+
+    def command_words(self, command: str, *middle: str, tail: tuple[str, ...] = ()) -> list[str]:
+        """The canonical command line of the run (without --out, --workers), as words:
+        ``zavandor COMMAND``, ``middle``, its player counts, games and seed, ``tail`` and its
+        game file."""
+        parts = ["zavandor", command, *middle, "--players", *map(str, self.players),
+                 "--games", str(self.games), "--seed", str(self.seed), *tail]
+        if self.game_file is not None:
+            parts += ["--game", shlex.quote(self.game_file)]
+        return parts
 
 
 def describe_rules(rules: Mapping[str, Any]) -> str:

@@ -43,17 +43,10 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from zavandor_env.agents.registry import AgentSpec, AgentSpecError, parse_spec
-from zavandor_env.eval.run_settings import (
-    DEFAULT_GAME_OPTIONS,
-    Skipped,
-    check_run_settings,
-    format_spec,
-    run_command,
-    run_rules,
-)
+from zavandor_env.eval.run_settings import RunSettings, Skipped, format_spec
 from zavandor_env.eval.scorecard_report import (
     CANDIDATE,
     Row,
@@ -71,9 +64,7 @@ __all__ = ["SHIPPED_POLICY", "STANDARD_OPPONENTS", "ScorecardConfig", "Scorecard
 #: The reference opponents, in card order.
 STANDARD_OPPONENTS: tuple[str, ...] = ("random", "naive", "planner", "heuristic", "mcts",
                                          "shipped")
-DEFAULT_PLAYERS: tuple[int, ...] = (2, 4, 6)
 DEFAULT_GAMES = 200
-DEFAULT_SEED = 0
 #: MCTS budget per decision: 1.7 s per 2-player game on one core (docs/benchmarks.md).
 DEFAULT_MCTS_ITERATIONS = 16
 #: Where the policy shipped for ``n`` players lives (relative: read from the package too).
@@ -84,42 +75,33 @@ class ScorecardError(ValueError):
     """A scorecard cannot be made as asked (bad player count, games, opponent, agent)."""
 
 
-
 @dataclass(frozen=True)
-class ScorecardConfig:
-    """What a scorecard plays.
+class ScorecardConfig(RunSettings):
+    """What a scorecard plays: the :class:`RunSettings` (``games`` per row, default
+    :data:`DEFAULT_GAMES`; keywords only) and
 
     Args:
         spec: the candidate's agent spec, as given (it is recorded verbatim in the card).
-        players: player counts (sorted, duplicates dropped).
-        games: games per row, rounded up to a multiple of the player count.
-        seed: first deal seed; deal ``d`` of every row uses game seed ``seed + d``.
         opponents: reference opponents to play, a subset of :data:`STANDARD_OPPONENTS`.
         mcts_iterations: the MCTS opponent's (tree search) iterations per decision.
-        game_options: :class:`GameConfig` fields (all but ``num_players``) of every game.
         shipped_policies: policy file per player count for the ``shipped`` opponent
             (default: :data:`SHIPPED_POLICY`); a player count without an existing file is
             skipped and reported.
-        workers: processes (None: all cores); has no effect on the results.
-        game_file: the game config file ``game_options`` were read from, for the command.
         trust_pickle: the caller's consent that the candidate may unpickle its file (an SB3
             ``.zip``; ``--trust-pickle``); no spec can give it (see :mod:`agents.registry`).
     """
 
+    error: ClassVar[type[Exception]] = ScorecardError
+    what: ClassVar[str] = "the card"
     spec: str
-    players: tuple[int, ...] = DEFAULT_PLAYERS
-    games: int = DEFAULT_GAMES
-    seed: int = DEFAULT_SEED
+    games: int = field(default=DEFAULT_GAMES, kw_only=True)
     opponents: tuple[str, ...] = STANDARD_OPPONENTS
     mcts_iterations: int = DEFAULT_MCTS_ITERATIONS
-    game_options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_GAME_OPTIONS))
     shipped_policies: Mapping[int, str] | None = None
-    workers: int | None = None
-    game_file: str | None = None  # where game_options came from: only shown in the command
     trust_pickle: bool = False
 
     def __post_init__(self) -> None:
-        check_run_settings(self, ScorecardError, "the card")
+        super().__post_init__()
         if type(self.mcts_iterations) is not int or self.mcts_iterations < 1:
             raise ScorecardError(f"mcts_iterations must be a positive integer, "
                                  f"got {self.mcts_iterations!r}")
@@ -161,16 +143,12 @@ class ScorecardConfig:
             return str(self.shipped_policies[num_players])
         return SHIPPED_POLICY.format(n=num_players)
 
-    def rules(self) -> dict[str, Any]:
-        """Every :class:`GameConfig` field of the card's games but the player count."""
-        return run_rules(self.game_options)
-
     def command(self) -> str:
         """The canonical command line that makes this card (without --out, --workers)."""
         opponents = (("--opponents", *self.opponents)
                      if self.opponents != STANDARD_OPPONENTS else ())
-        parts = run_command("scorecard", self, shlex.quote(self.spec),
-                            tail=("--mcts-iterations", str(self.mcts_iterations), *opponents))
+        tail = ("--mcts-iterations", str(self.mcts_iterations), *opponents)
+        parts = self.command_words("scorecard", shlex.quote(self.spec), tail=tail)
         return " ".join(parts + ["--trust-pickle"] * self.trust_pickle)
 
 

@@ -128,14 +128,6 @@ class Row:
         }
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def policy_file(spec: AgentSpec) -> dict[str, Any] | None:
     """Path as given, sha256 and observation fingerprint of a policy spec's file (the card
     must say which weights produced it; the path alone could hold other weights tomorrow)."""
@@ -143,7 +135,9 @@ def policy_file(spec: AgentSpec) -> dict[str, Any] | None:
         return None
     given = str(spec.params["path"])
     path = data_path(given)
-    info: dict[str, Any] = {"path": given, "sha256": _sha256(path), "obs_fingerprint": None}
+    with open(path, "rb") as fh:
+        sha256 = hashlib.file_digest(fh, "sha256").hexdigest()
+    info: dict[str, Any] = {"path": given, "sha256": sha256, "obs_fingerprint": None}
     if path.suffix.lower() == ".npz":
         from zavandor_env.agents.policy_file import load_policy
 
@@ -230,15 +224,13 @@ class Scorecard:
                  f"{'players':>7}  {'opponent':<10} {'games':>5}  {'win rate':>8} "
                  f"{'95% CI':>16}  {'chance':>6}  {'rank':>5}  {'VP margin':>9}  "
                  f"{'truncated':>9}"]
-        for r in self.rows:
-            lo, hi = r.win_ci
-            lines.append(
-                f"{r.players:>7}  {r.opponent:<10} {r.games:>5}  {r.win_rate:>8.3f} "
-                f"{f'[{lo:.3f}, {hi:.3f}]':>16}  {r.chance:>6.3f}  {r.mean_rank:>5.2f}  "
-                f"{r.vp_margin:>+9.1f}  {r.truncated_share:>9.1%}")
-        for n, table in self.ratings.items():
-            cells = ", ".join(f"{label} {r.mu:.1f}±{r.sigma:.1f}" for label, r in table.items())
-            lines.append(f"ratings, {n} players (OpenSkill mu±sigma): {cells}")
+        lines += [f"{r.players:>7}  {r.opponent:<10} {r.games:>5}  {r.win_rate:>8.3f} "
+                  f"{f'[{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}]':>16}  {r.chance:>6.3f}  "
+                  f"{r.mean_rank:>5.2f}  {r.vp_margin:>+9.1f}  {r.truncated_share:>9.1%}"
+                  for r in self.rows]
+        lines += [f"ratings, {n} players (OpenSkill mu±sigma): "
+                  + ", ".join(f"{label} {r.mu:.1f}±{r.sigma:.1f}" for label, r in table.items())
+                  for n, table in self.ratings.items()]
         lines += [f"skipped: {s.players} players vs {s.label}: {s.reason}"
                   for s in self.skipped]
         return "\n".join(lines)
@@ -262,24 +254,21 @@ class Scorecard:
                  "| Players | Opponent | Games | Win rate [95% CI] | Chance | Mean rank "
                  "| VP margin | Truncated |",
                  "|---:|---|---:|---|---:|---:|---:|---:|"]
-        for r in self.rows:
-            lo, hi = r.win_ci
-            lines.append(f"| {r.players} | {r.opponent} | {r.games} | {r.win_rate:.3f} "
-                         f"[{lo:.3f}, {hi:.3f}] | {r.chance:.3f} | {r.mean_rank:.2f} | "
-                         f"{r.vp_margin:+.1f} | {r.truncated_share:.1%} |")
+        lines += [f"| {r.players} | {r.opponent} | {r.games} | {r.win_rate:.3f} "
+                  f"[{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}] | {r.chance:.3f} | "
+                  f"{r.mean_rank:.2f} | {r.vp_margin:+.1f} | {r.truncated_share:.1%} |"
+                  for r in self.rows]
         if self.ratings:
             labels = [CANDIDATE, *cfg.opponents]
             lines += ["", "OpenSkill ratings (Plackett-Luce, mu ± sigma; from every game of the "
                       "player count, one update per game in card order):", "",
                       "| Players | " + " | ".join(labels) + " |",
                       "|---:|" + "---:|" * len(labels)]
-            for n, table in self.ratings.items():
-                cells = [f"{table[x].mu:.1f} ± {table[x].sigma:.1f}" if x in table else "-"
-                         for x in labels]
-                lines.append(f"| {n} | " + " | ".join(cells) + " |")
+            lines += [f"| {n} | " + " | ".join(f"{table[x].mu:.1f} ± {table[x].sigma:.1f}"
+                                               if x in table else "-" for x in labels) + " |"
+                      for n, table in self.ratings.items()]
         lines += ["", "Opponents:", ""]
-        for name in cfg.opponents:
-            lines.append(f"* {name}: {self._describe_opponent(name)}")
+        lines += [f"* {name}: {self._describe_opponent(name)}" for name in cfg.opponents]
         if self.skipped:
             lines += ["", "Skipped rows:", ""]
             lines += [f"* {s.players} players vs {s.label}: {s.reason}" for s in self.skipped]

@@ -98,10 +98,8 @@ class AgentSummary:
 def seat_records(labels: Sequence[str], scores: Sequence[int], ranks: Sequence[int],
                  winners: Sequence[int]) -> list[SeatRecord]:
     share = 1.0 / len(winners) if winners else 0.0
-    return [
-        SeatRecord(labels[s], scores[s], ranks[s], share if s in winners else 0.0)
-        for s in range(len(labels))
-    ]
+    return [SeatRecord(labels[s], scores[s], ranks[s], share if s in winners else 0.0)
+            for s in range(len(labels))]
 
 
 def summarize(games: Iterable[Sequence[SeatRecord]]) -> tuple[dict[str, AgentSummary],
@@ -120,12 +118,9 @@ def summarize(games: Iterable[Sequence[SeatRecord]]) -> tuple[dict[str, AgentSum
             a.rank_sum += rec.rank
             a.vp_sum += rec.vp
             a.seat_wins.setdefault(s, []).append(rec.win_share)
-        for i, x in enumerate(seats):
-            for j, y in enumerate(seats):
-                if i == j or x.label == y.label:
-                    continue
-                score = 1.0 if x.vp > y.vp else 0.5 if x.vp == y.vp else 0.0
-                h2h_sum[x.label][y.label] += score
+        for x in seats:
+            for y in (y for y in seats if y.label != x.label):
+                h2h_sum[x.label][y.label] += 1.0 if x.vp > y.vp else 0.5 if x.vp == y.vp else 0.0
                 h2h_n[x.label][y.label] += 1
     for a in agents.values():
         a.win_ci = wilson_interval(a.wins, a.seats)
@@ -152,10 +147,8 @@ def _rate(games: list[Sequence[SeatRecord]], agents: dict[str, AgentSummary]) ->
         if len(by_label) < 2:
             continue
         labels = sorted(by_label)
-        teams = [[ratings[label]] for label in labels]
         ranks = [sum(by_label[label]) / len(by_label[label]) for label in labels]
-        new = model.rate(teams, ranks=ranks)
-        for label, team in zip(labels, new):
+        for label, team in zip(labels, model.rate([[ratings[x]] for x in labels], ranks=ranks)):
             ratings[label] = team[0]
     for label, r in ratings.items():
         agents[label].mu = r.mu

@@ -79,14 +79,10 @@ class TournamentConfig:
 
     def _build_lineups(self) -> list[list[AgentSpec]]:
         n, agents = self.num_players, self.agents
-        if len(agents) == n:
-            return [list(agents)]
-        if len(agents) < n:
-            if len(agents) == 1:
-                return [[agents[0]] * n]
-            others = agents[1:]
-            return [[agents[0]] + [others[i % len(others)] for i in range(n - 1)]]
-        return [list(c) for c in itertools.combinations(agents, n)]
+        if len(agents) > n:
+            return [list(c) for c in itertools.combinations(agents, n)]
+        others = agents[1:] or agents  # cycled over the seats after the first agent's
+        return [[agents[0]] + [others[i % len(others)] for i in range(n - 1)]]
 
     @property
     def deals(self) -> int:

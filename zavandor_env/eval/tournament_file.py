@@ -92,19 +92,15 @@ def check_config(config: TournamentConfig) -> None:
         raise TournamentConfigError(
             f"{lineups:,} lineups x {deals * n:,} games are {lineups * deals * n:,} games (at "
             f"most {MAX_GAMES:,})")
-    _check_labels(agents, n)
-    GameConfig(num_players=n, **options)  # a ConfigError (a ValueError) names the field
-
-
-def _check_labels(agents: list[AgentSpec], num_players: int) -> None:
     labels = [a.label for a in agents]
     # The same spec repeated in a full seating ("heuristic naive naive naive" at 4 players)
     # is one agent filling several seats; any other repeated label is ambiguous.
-    same_agent_repeated = len(agents) == num_players and all(
+    same_agent_repeated = len(agents) == n and all(
         a == b for a in agents for b in agents if a.label == b.label)
     if len(set(labels)) != len(labels) and not same_agent_repeated:
         raise TournamentConfigError(f"agent labels must be unique (give each a 'label'): "
                                     f"{labels}")
+    GameConfig(num_players=n, **options)  # a ConfigError (a ValueError) names the field
 
 
 def read_tournament_file(path: str | Path, overrides: Mapping[str, Any]) -> dict[str, Any]:

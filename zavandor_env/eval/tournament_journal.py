@@ -60,9 +60,9 @@ def open_journal(path: str | Path, config: TournamentConfig,
     :class:`JournalError` names the first difference; a torn last line (a write cut short by
     ``kill -9`` or a full disk) is dropped, so that game is played again.
     """
-    header = {"format": _JOURNAL_FORMAT, "version": 1, "spec": journal_spec(config)}
     if not resume:
-        return Journal.create(path, header), []
+        return Journal.create(path, {"format": _JOURNAL_FORMAT, "version": 1,
+                                     "spec": journal_spec(config)}), []
     path = Path(path)
     if not path.is_file():
         raise JournalError(f"nothing to resume: {str(path.parent)!r} holds no {path.name} "
@@ -70,16 +70,9 @@ def open_journal(path: str | Path, config: TournamentConfig,
     # Each line is checked as it is read (a junk line stops the read there), and the file is
     # checked whole before it is touched.
     _, records, intact = read_journal_checked(
-        path, _entry_checker(path, config), lambda head, _where: _check_header(path, config,
-                                                                                head))
+        path, _entry_checker(path, config),
+        lambda header, _where: _check_header(path, header, journal_spec(config)))
     return Journal.append_after(path, intact), records
-
-
-def _check_header(path: Path, config: TournamentConfig, header: dict[str, Any]) -> None:
-    if header.get("format") != _JOURNAL_FORMAT or header.get("version") != 1:
-        raise JournalError(f"{path} is not a journal of zavandor eval (format "
-                           f"{str(header.get('format'))[:40]!r})")
-    _check_same_spec(path, header.get("spec"), journal_spec(config))
 
 
 def _entry_checker(path: Path, config: TournamentConfig,
@@ -100,7 +93,12 @@ def _entry_checker(path: Path, config: TournamentConfig,
     return check
 
 
-def _check_same_spec(path: Path, recorded: Any, current: dict[str, Any]) -> None:
+def _check_header(path: Path, header: dict[str, Any], current: dict[str, Any]) -> None:
+    """Refuse a journal that is not of zavandor eval, or holds another tournament's games."""
+    if header.get("format") != _JOURNAL_FORMAT or header.get("version") != 1:
+        raise JournalError(f"{path} is not a journal of zavandor eval (format "
+                           f"{str(header.get('format'))[:40]!r})")
+    recorded = header.get("spec")
     if not isinstance(recorded, dict):
         raise JournalError(f"{path} has no tournament spec in its header")
     for key, value in current.items():

@@ -80,13 +80,9 @@ class TournamentReport:
             (f"{'agent':<28} {'seats':>6} {'win rate':>9} {'95% CI':>17} {'rank':>6} "
              f"{'VP':>7} {'rating':>8}"),
         ]
-        for a in self.ordered():
-            lo, hi = a.win_ci
-            lines.append(
-                f"{a.label:<28} {a.seats:>6} {a.win_rate:>9.3f} "
-                f"{f'[{lo:.3f}, {hi:.3f}]':>17} {a.mean_rank:>6.2f} {a.mean_vp:>7.1f} "
-                f"{a.ordinal:>8.2f}"
-            )
+        lines += [f"{a.label:<28} {a.seats:>6} {a.win_rate:>9.3f} "
+                  f"{f'[{a.win_ci[0]:.3f}, {a.win_ci[1]:.3f}]':>17} {a.mean_rank:>6.2f} "
+                  f"{a.mean_vp:>7.1f} {a.ordinal:>8.2f}" for a in self.ordered()]
         labels = [a.label for a in self.ordered()]
         if len(labels) > 1:
             lines.append("head-to-head (row finishes ahead of column; ties 0.5):")
@@ -94,10 +90,8 @@ class TournamentReport:
             lines.append(" " * width + "".join(f"{x[:10]:>11}" for x in labels))
             for x in labels:
                 row = self.head_to_head.get(x, {})
-                cells = "".join(
-                    f"{row[y]:>11.3f}" if y in row else f"{'-':>11}" for y in labels
-                )
-                lines.append(f"{x[:width - 1]:<{width}}" + cells)
+                lines.append(f"{x[:width - 1]:<{width}}" + "".join(
+                    f"{row[y]:>11.3f}" if y in row else f"{'-':>11}" for y in labels))
         return "\n".join(lines)
 
 

@@ -62,12 +62,10 @@ def play_task(task: GameTask) -> GameRecord:
     config: TournamentConfig = _WORKER["config"]
     specs = seated(_WORKER["lineups"][task.lineup], task.rotation)
     cache: dict[tuple[str, int], Any] = _WORKER["agents"]
-    agents = []
     for seat, spec in enumerate(specs):
-        key = (spec.label, seat)
-        if key not in cache:
-            cache[key] = spec.build(seed=0)
-        agents.append(cache[key])
+        if (spec.label, seat) not in cache:
+            cache[spec.label, seat] = spec.build(seed=0)
+    agents = [cache[spec.label, seat] for seat, spec in enumerate(specs)]
     game_seed = config.seed + task.deal
     agent_seeds = [
         (config.seed * 1_000_003 + task.deal * 7919 + task.rotation * 131 + seat) & 0x7FFFFFFF
@@ -126,35 +124,24 @@ def run_tournament(
     folder = None if journal is None else Path(journal).parent
     taken = folder is not None and lock_output_dir(folder)
     try:
-        records = _journaled(config, progress, on_record, use_ray, address, journal, resume)
+        log, records = (None, []) if journal is None else open_journal(journal, config, resume)
+        played = {rec.task for rec in records}
+        try:
+            _play_tasks(config, [task for task in schedule(config) if task not in played],
+                        records, log, on_record, progress, use_ray, address)
+        except BaseException:
+            if log is not None and not records:
+                log.path.unlink(missing_ok=True)  # nothing to resume: leave no file behind
+            raise
+        finally:
+            if log is not None:
+                log.close()
     except BaseException:
         if folder is not None:
             release(folder)
         raise
     if taken and folder is not None:
         release(folder)
-    return records
-
-
-def _journaled(config: TournamentConfig, progress: bool,
-               on_record: Callable[[GameRecord], None] | None, use_ray: bool,
-               address: str | None, journal: str | Path | None,
-               resume: bool) -> list[GameRecord]:
-    """:func:`run_tournament` once its folder is locked."""
-    log, done = (open_journal(journal, config, resume) if journal is not None
-                 else (None, []))
-    played = {rec.task for rec in done}
-    tasks = [task for task in schedule(config) if task not in played]
-    records = list(done)
-    try:
-        _play_tasks(config, tasks, records, log, on_record, progress, use_ray, address)
-    except BaseException:
-        if log is not None and len(records) == len(done) == 0:
-            log.path.unlink(missing_ok=True)  # nothing to resume: leave no file behind
-        raise
-    finally:
-        if log is not None:
-            log.close()
     records.sort(key=lambda r: (r.task.lineup, r.task.deal, r.task.rotation))
     return records
 
@@ -173,12 +160,10 @@ def _play_tasks(config: TournamentConfig, tasks: list[GameTask], records: list[G
             on_record(rec)
         bar.update()
 
-    workers = config.workers or os.cpu_count() or 1
-    if config.interactive:
-        workers = 1  # a worker has no terminal: the person would never be asked
-    workers = max(1, min(workers, len(tasks)))
     if not tasks:
         return  # a resumed run whose games were all played: only the report is left to write
+    # An interactive agent plays here: a worker has no terminal, the person would not be asked.
+    workers = 1 if config.interactive else min(config.workers or os.cpu_count() or 1, len(tasks))
     session = ExitStack()  # Ray, when asked for: joined before the progress bar is drawn
     if use_ray:
         if config.interactive:

@@ -26,8 +26,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -64,6 +65,22 @@ def read_bounded(path: str | Path, *, what: str, max_bytes: int) -> bytes:
     return data
 
 
+def open_regular(path: str | Path, *, what: str,
+                 error: type[UntrustedInputError] = UntrustedInputError) -> int:
+    """A read-only descriptor of the regular file ``path``, opened without following a symlink
+    or blocking (a FIFO, a device), else ``error`` with one line why not."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        reason = ("it is a symlink" if os.path.islink(path) else exc.strerror or str(exc))
+        raise error(f"cannot read {what} {str(path)!r}: {reason}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise error(f"{what} {str(path)!r} is not a regular file")
+    return fd
+
+
 def _text(data: str | bytes, what: str, max_bytes: int) -> str:
     if not isinstance(data, (str, bytes)):
         raise UntrustedInputError(f"{what} must be text, got {type(data).__name__}")
@@ -88,6 +105,18 @@ def _check_depth(value: Any, what: str, max_depth: int) -> None:
             stack.extend((item, depth + 1) for item in v if isinstance(item, (list, dict)))
 
 
+def integers(value: Any) -> Iterator[int]:
+    """Every integer (not a bool) in ``value`` and its lists and mappings, in order, walked
+    without recursion (the value may come from a file)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list)):
+            stack.extend(reversed(list(item.values()) if isinstance(item, dict) else item))
+        elif isinstance(item, int) and not isinstance(item, bool):
+            yield item
+
+
 def _refuse_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -99,13 +128,8 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def parse_json(
-    data: str | bytes,
-    *,
-    what: str,
-    max_bytes: int = MAX_RECORD_BYTES,
-    max_depth: int = MAX_DEPTH,
-) -> Any:
+def parse_json(data: str | bytes, *, what: str, max_bytes: int = MAX_RECORD_BYTES,
+               max_depth: int = MAX_DEPTH) -> Any:
     """Parse JSON from outside: bounded in size and depth, finite numbers only."""
     text = _text(data, what, max_bytes)
     try:
@@ -125,13 +149,8 @@ def load_json(path: str | Path, *, what: str, max_bytes: int = MAX_RECORD_BYTES)
                       what=f"{what} {str(path)!r}", max_bytes=max_bytes)
 
 
-def parse_yaml(
-    data: str | bytes,
-    *,
-    what: str,
-    max_bytes: int = MAX_CONFIG_BYTES,
-    max_depth: int = MAX_DEPTH,
-) -> Any:
+def parse_yaml(data: str | bytes, *, what: str, max_bytes: int = MAX_CONFIG_BYTES,
+               max_depth: int = MAX_DEPTH) -> Any:
     """Parse YAML from outside as plain data (mappings, lists, strings, numbers, booleans,
     null) by the YAML 1.2 core schema: bounded in size, depth, node count and number length,
     no tags, no aliases, no duplicate keys, finite numbers only
@@ -159,12 +178,8 @@ def load_yaml(path: str | Path, *, what: str, max_bytes: int = MAX_CONFIG_BYTES)
                       what=f"{what} {str(path)!r}", max_bytes=max_bytes)
 
 
-def write_atomic(
-    path: str | Path,
-    content: str | bytes | Callable[[IO[bytes]], object],
-    *,
-    sync: bool = True,
-) -> Path:
+def write_atomic(path: str | Path, content: str | bytes | Callable[[IO[bytes]], object], *,
+                 sync: bool = True) -> Path:
     """Replace ``path`` by ``content`` all at once (a reader sees the old or the new file).
 
     ``content`` is text (written as UTF-8), bytes, or a function that writes into the open

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from zavandor_env.io.files import UntrustedInputError, write_atomic
+from zavandor_env.io.files import UntrustedInputError, open_regular, write_atomic
 
 #: The pid of a folder's writer (only to name it when a second writer is refused).
 LOCK_FILE: Final = ".zavandor-lock"
@@ -130,19 +130,15 @@ class Folder:
         """The subfolder ``parts`` (checked; created one component at a time when
         ``create``); a file there is refused."""
         for i in range(1, len(parts) + 1):
-            path = self.path(*parts[:i])
-            kind = _kind(path)
-            if kind is None and create:
+            path = self.path(*parts[:i])  # refuses a symlink, naming it
+            if create and _kind(path) is None:
                 try:
                     os.mkdir(path)
                 except FileExistsError:
-                    pass  # made meanwhile: checked below like any other
+                    self.path(*parts[:i])  # made meanwhile: checked like any other
                 except OSError as exc:
                     raise FolderError(f"cannot create {path}: {exc.strerror or exc}") from None
-                kind = _kind(path)
-            if kind == "symlink":
-                self.path(*parts[:i])  # raises, naming it
-            if kind not in (None, "dir"):
+            if _kind(path) not in (None, "dir"):
                 raise FolderError(f"{self.what}: {'/'.join(parts[:i])} is a file where a "
                                   "folder belongs")
         return self.root.joinpath(*parts)
@@ -192,15 +188,8 @@ class Folder:
         folder = self.dir(*parts)
         if _kind(folder) != "dir":
             return []
-        found = []
-        with os.scandir(folder) as scan:
-            for entry in scan:
-                if not parts and entry.name in BOOKKEEPING:
-                    continue
-                kind = ("symlink" if entry.is_symlink() else "dir"
-                        if entry.is_dir(follow_symlinks=False) else "file"
-                        if entry.is_file(follow_symlinks=False) else "other")
-                found.append((entry.name, kind))
+        found = [(name, _kind(folder / name) or "other") for name in os.listdir(folder)
+                 if parts or name not in BOOKKEEPING]
         return sorted(found)
 
 
@@ -240,13 +229,10 @@ def _holder_pid(root: Path) -> str:
     """The pid written in ``root``'s :data:`LOCK_FILE`, or ``?`` (read without following a
     symlink or blocking on a FIFO: the folder may be someone's)."""
     try:
-        fd = os.open(root / LOCK_FILE,
-                     os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+        fd = open_regular(root / LOCK_FILE, what="lock file")
+    except UntrustedInputError:
         return "?"
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return "?"
         text = os.read(fd, 32).decode("ascii", "replace").strip()
     finally:
         os.close(fd)

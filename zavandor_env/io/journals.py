@@ -22,13 +22,12 @@ before appending.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from zavandor_env.io.files import UntrustedInputError, parse_json
+from zavandor_env.io.files import UntrustedInputError, integers, open_regular, parse_json
 from zavandor_env.io.limits import (
     MAX_JOURNAL_BYTES,
     MAX_JOURNAL_LINE_BYTES,
@@ -56,43 +55,17 @@ class JournalRead(Generic[T]):
 def check_integers(value: Any, where: str, bound: int = MAX_SEED) -> None:
     """Refuse an integer of magnitude above ``bound`` anywhere in ``value`` (walked without
     recursion: the value comes from a file)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, int) and not isinstance(item, bool):
-            if not -bound <= item <= bound:
-                digits = len(str(abs(item)))
-                raise JournalReadError(f"{where} holds an integer of {digits} digits: out of "
-                                       "range")
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    for item in integers(value):
+        if not -bound <= item <= bound:
+            raise JournalReadError(f"{where} holds an integer of {len(str(abs(item)))} digits: "
+                                   "out of range")
 
 
-def _open_regular(path: Path, what: str) -> int:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        reason = ("it is a symlink" if os.path.islink(path) else exc.strerror or str(exc))
-        raise JournalReadError(f"cannot read {what} {str(path)!r}: {reason}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise JournalReadError(f"{what} {str(path)!r} is not a regular file")
-    return fd
-
-
-def read_journal_stream(
-    path: str | Path,
-    check_entry: Callable[[Any, str], T],
-    *,
-    what: str = "journal",
-    check_header: Callable[[dict[str, Any], str], None] | None = None,
-    max_bytes: int = MAX_JOURNAL_BYTES,
-    max_lines: int = MAX_JOURNAL_LINES,
-    max_line_bytes: int = MAX_JOURNAL_LINE_BYTES,
-) -> JournalRead[T]:
+def read_journal_stream(path: str | Path, check_entry: Callable[[Any, str], T], *,
+                        what: str = "journal",
+                        check_header: Callable[[dict[str, Any], str], None] | None = None,
+                        max_bytes: int = MAX_JOURNAL_BYTES, max_lines: int = MAX_JOURNAL_LINES,
+                        max_line_bytes: int = MAX_JOURNAL_LINE_BYTES) -> JournalRead[T]:
     """Read the journal at ``path`` line by line (see the module docstring).
 
     ``check_header(header, where)`` sees the first line (a JSON object, else refused);
@@ -102,7 +75,7 @@ def read_journal_stream(
     :class:`JournalReadError`.
     """
     path = Path(path)
-    fd = _open_regular(path, what)
+    fd = open_regular(path, what=what, error=JournalReadError)
     with os.fdopen(fd, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size > max_bytes:

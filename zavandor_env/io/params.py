@@ -52,7 +52,8 @@ def shown(value: object) -> str:
     return text
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (whatever a library wrote), or its class name."""
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
@@ -227,7 +228,7 @@ class Table(Param):
         try:
             self.validate(value)
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"a valid mapping of {self.what} ({_one_line(exc)})") from None
+            raise ValueError(f"a valid mapping of {self.what} ({one_line(exc)})") from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,7 +261,7 @@ def check_params(owner: str, schema: Schema, params: Mapping[str, Any]) -> None:
         try:
             param.check(value)
         except ValueError as exc:
-            raise ParamError(f"{owner}: {key} must be {_one_line(exc)}, "
+            raise ParamError(f"{owner}: {key} must be {one_line(exc)}, "
                              f"got {shown(value)}") from None
 
 
@@ -290,7 +291,7 @@ def regular_file(path: Any, *, what: str, resolve: Callable[[str], Path] | None 
             raise ParamError(f"{what} {str(resolved)!r} does not exist") from None
         return resolved
     except (OSError, ValueError) as exc:  # too long a name, a loop of links, no permission
-        reason = getattr(exc, "strerror", None) or _one_line(exc)
+        reason = getattr(exc, "strerror", None) or one_line(exc)
         raise ParamError(f"cannot read {what} {str(resolved)!r}: {reason}") from None
     if not stat.S_ISREG(mode):
         raise ParamError(f"{what} {str(resolved)!r} is not a regular file")

@@ -23,7 +23,6 @@ enough that payment search stays fast and no sum overflows the native core's ``i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any, Final
@@ -54,6 +53,7 @@ from zavandor_env.engine.economy import hand_value
 from zavandor_env.engine.names import ARTIFACT_NAMES, SENTINEL_NAMES
 from zavandor_env.engine.queries import gems_sale_value, item_min_bid
 from zavandor_env.engine.state import ITEM_ARTIFACT, ITEM_SENTINEL, Phase
+from zavandor_env.io.files import integers
 
 # ---- ceilings of what the box does not bound (docs/rules.md, "Saved-game limits") ------------
 # Measured over 1,000 seeded games (2-6 players, mixed uniform/thrifty/heuristic seats): at
@@ -353,16 +353,8 @@ def _check_shape(value: Any, template: Any, where: str, name: str = "") -> None:
                 f"{_LEAF_WORDS.get(allowed[0], 'a ' + allowed[0].__name__)}, got {value!r}")
 
 
-def _ints(value: Any) -> Iterator[int]:
-    if type(value) is int:
-        yield value
-    elif isinstance(value, list):
-        for v in value:
-            yield from _ints(v)
-
-
 def _check_ints(value: Any, lo: int, hi: int, where: str) -> None:
-    for v in _ints(value):
+    for v in integers(value):
         if not lo <= v <= hi:
             shown = str(v) if abs(v) < 10**12 else f"a {len(str(abs(v)))}-digit number"
             raise ValueError(f"{where} holds {shown}, outside [{lo}, {hi}]")

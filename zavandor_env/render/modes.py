@@ -23,13 +23,10 @@ from typing import Any
 from zavandor_env.engine import Game
 from zavandor_env.extras import require
 from zavandor_env.io.files import write_atomic
-from zavandor_env.render.text import describe
+from zavandor_env.render.text import BOLD, DIM, RESET, describe
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
-_RESET = "\033[0m"
-_BOLD = "\033[1m"
-_DIM = "\033[2m"
 _HIGHLIGHT = "\033[1;93m"
 
 
@@ -41,20 +38,13 @@ def render_text(game: Game, colour: bool = False) -> str:
     lines = []
     for line in text.splitlines():
         if line.startswith("player_") and "deciding" in line.split(":", 1)[0]:
-            line = f"{_HIGHLIGHT}{line}{_RESET}"
+            line = f"{_HIGHLIGHT}{line}{RESET}"
         elif line.startswith(("Round ", "player_", "Auction:", "Pending:")):
-            line = f"{_BOLD}{line}{_RESET}"
+            line = f"{BOLD}{line}{RESET}"
         elif line.startswith("Legal actions:"):
-            line = f"{_DIM}{line}{_RESET}"
+            line = f"{DIM}{line}{RESET}"
         lines.append(line)
     return "\n".join(lines)
-
-
-def check_render_mode(render_mode: str | None) -> None:
-    """Refuse an unknown render mode in one line."""
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, "
-                         f"got {render_mode!r}")
 
 
 class Renderer:
@@ -67,7 +57,9 @@ class Renderer:
     """
 
     def __init__(self, render_mode: str | None) -> None:
-        check_render_mode(render_mode)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, "
+                             f"got {render_mode!r}")
         if render_mode == "rgb_array":  # refused now, not at the first render()
             require("render", 'render_mode="rgb_array"')
         self.render_mode = render_mode
@@ -84,9 +76,8 @@ class Renderer:
         if game is None:
             raise RuntimeError("call reset() before render()")
         if mode == "rgb_array":
-            from zavandor_env.render.picture import (
-                frame,  # lazy: the rasteriser is an optional dependency
-            )
+            # lazy: the rasteriser is an optional dependency
+            from zavandor_env.render.picture import frame
 
             return frame(game)
         if mode == "ansi":

@@ -21,14 +21,6 @@ from zavandor_env.render.svg import to_svg
 if TYPE_CHECKING:
     from zavandor_env.engine import Game
 
-def _rasteriser() -> tuple[Any, Any]:
-    """The resvg binding and Pillow's Image module, imported lazily with one clear error."""
-    require("render", "rasterising the table")
-    import resvg_py
-    from PIL import Image
-
-    return resvg_py, Image
-
 
 def svg_to_rgb(svg: str, width: int | None = None) -> np.ndarray:
     """Rasterise an SVG document to an ``H x W x 3`` ``uint8`` array on a white background.
@@ -45,12 +37,15 @@ def svg_to_rgb(svg: str, width: int | None = None) -> np.ndarray:
     if width is not None and (isinstance(width, bool) or not isinstance(width, int)
                               or width <= 0):
         raise ValueError(f"width must be None or a positive integer, got {width!r}")
-    resvg_py, image = _rasteriser()
+    require("render", "rasterising the table")  # one clear error before the imports
+    import resvg_py
+    from PIL import Image
+
     options: dict[str, Any] = {"svg_string": svg, "background": "#ffffff"}
     if width is not None:
         options["width"] = width
     png = resvg_py.svg_to_bytes(**options)
-    with image.open(io.BytesIO(bytes(png))) as picture:
+    with Image.open(io.BytesIO(bytes(png))) as picture:
         # the background is opaque, so dropping alpha loses nothing
         return np.asarray(picture.convert("RGB"), dtype=np.uint8)
 

@@ -20,7 +20,7 @@ Rasterising it is ``zavandor_env.render.picture``'s job.
 from __future__ import annotations
 
 from numbers import Integral
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from zavandor_env.engine.actions import action_to_string
 from zavandor_env.engine.data import (
@@ -37,35 +37,37 @@ from zavandor_env.engine.data import (
 from zavandor_env.engine.names import ARTIFACT_NAMES, SENTINEL_NAMES
 from zavandor_env.engine.state import ITEM_ARTIFACT, Block, Phase
 from zavandor_env.render.svg_canvas import (
-    BG,
-    CARD,
     COLUMNS,
-    FONT,
     GAP,
     GOLD,
-    HEAD_INK,
-    HEAD_MUTED,
-    HEADER_H,
     INK,
     LETTER_COLOURS,
     LINE,
     MARGIN,
     MUTED,
     SEAT_COLOURS,
-    TABLE,
-    WIDTH,
     Canvas,
     Scene,
+    draw_panels,
     esc,
     seat_name,
-    signed,
     text_width,
     words,
 )
-from zavandor_env.render.svg_seats import draw_panels
 
 if TYPE_CHECKING:
     from zavandor_env.engine.game import Game
+
+# The page's geometry, and the colours only the header and the table use.
+WIDTH: Final = 1280
+HEADER_H: Final = 64
+FONT: Final = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+BG: Final = "#22303a"
+TABLE: Final = "#ece4d2"
+CARD: Final = "#fffdf7"
+HEAD_INK: Final = "#f4ead2"
+HEAD_MUTED: Final = "#a9b8c2"
+
 
 # ---- the header ------------------------------------------------------------------------------
 def _status(t: Scene) -> tuple[str, str]:
@@ -282,7 +284,7 @@ def _strip(c: Canvas, t: Scene, x: float, y: float, w: float) -> float:
     px = x + 80
     for position, seat in enumerate(v.turn_order):
         label = (f"{POSITION_NAMES[position]}  {seat_name(seat)}  "
-                 f"{signed(v.art_mod[seat])} / {signed(v.sen_mod[seat])}")
+                 f"{v.art_mod[seat]:+d} / {v.sen_mod[seat]:+d}")
         px += c.pill(px, y + 1, label, "#f7f1e3", stroke=SEAT_COLOURS[seat % 6]) + 8
     c.text(px + 4, y + 14, "(price modifier on artifacts / sentinels)", size=11, fill=MUTED)
     y += 28
@@ -295,15 +297,12 @@ def _strip(c: Canvas, t: Scene, x: float, y: float, w: float) -> float:
         px += 30 + text_width(label, 11)
     y += 26
     c.text(x, y + 14, "energy", size=11, fill=MUTED)
-    decks = v.deck_sizes
-    discards = v.discards
-    supply = v.concentrated_supply
     column = (w - 80) / NUM_COLOURS
     for colour in Colour:
         px = x + 80 + colour * column
         c.card(px, y - 1, colour, "", w=14, h=20)
-        label = (f"deck {decks[colour]}  \u00b7  discards {len(discards[colour])}  \u00b7  "
-                 f"concentrated {supply[colour]}")
+        label = (f"deck {v.deck_sizes[colour]}  \u00b7  discards {len(v.discards[colour])}"
+                 f"  \u00b7  concentrated {v.concentrated_supply[colour]}")
         c.text(px + 19, y + 14, label, size=11)
     return 78
 
@@ -312,13 +311,11 @@ def _table(t: Scene, top: float, out: Canvas) -> float:
     """The central table band; returns its height."""
     c = Canvas()
     inner = WIDTH - 2 * MARGIN - 28
-    sent_w = 330.0
-    auction_w = 330.0
-    display_w = inner - sent_w - auction_w - 2 * 20
-    h_display = _display(c, t, 14, 14, display_w)
-    h_auction = _auction(c, t, 14 + display_w + 20, 14, auction_w)
-    h_sent = _sentinels(c, t, 14 + display_w + auction_w + 40, 14, sent_w)
-    y = 14 + max(h_display, h_auction, h_sent) + 12
+    side_w = 330.0  # the auction's and the sentinels' columns; the display takes the rest
+    display_w = inner - 2 * side_w - 2 * 20
+    y = 14 + 12 + max(_display(c, t, 14, 14, display_w),
+                      _auction(c, t, 14 + display_w + 20, 14, side_w),
+                      _sentinels(c, t, 14 + display_w + side_w + 40, 14, side_w))
     c.parts.append(f'<line x1="14" y1="{y:g}" x2="{inner + 14:g}" y2="{y:g}" '
                    f'stroke="{LINE}"/>')
     y += 10
@@ -363,14 +360,7 @@ def to_svg(game: Game, seat: int | None = None) -> str:
         y += draw_panels(t, y, pw, row, body) + GAP
     height = int(y + MARGIN - GAP)
     title = f"The Scepter of Zavandor, round {t.view.round}"
-    return "".join(
-        [
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-            f'viewBox="0 0 {WIDTH} {height}" font-family="{FONT}">',
-            f"<title>{esc(title)}</title>",
-            f'<rect width="{WIDTH}" height="{height}" fill="{BG}"/>',
-            *body.parts,
-            "</svg>",
-        ]
-    )
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+            f'viewBox="0 0 {WIDTH} {height}" font-family="{FONT}"><title>{esc(title)}</title>'
+            f'<rect width="{WIDTH}" height="{height}" fill="{BG}"/>{"".join(body.parts)}</svg>')
 

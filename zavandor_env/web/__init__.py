@@ -21,6 +21,11 @@ def asset(name: str) -> str:
     return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
 
+def script(name: str) -> str:
+    """A page's script: ``static/common.js`` (what both pages share), then ``name``."""
+    return asset("common.js") + asset(name)
+
+
 def fill(template: str, **parts: str) -> str:
     """``template`` with every ``{{name}}`` replaced by ``parts[name]``, in one pass (so a
     part that happens to contain ``{{...}}`` is never substituted again)."""

@@ -70,7 +70,8 @@ from zavandor_env.engine.errors import PicklableError
 from zavandor_env.engine.outcome import game_outcome
 from zavandor_env.eval.match import ObservationFn, default_observation_fn
 from zavandor_env.io.files import UntrustedInputError, parse_json
-from zavandor_env.web import asset, fill
+from zavandor_env.render.svg import to_svg
+from zavandor_env.web import asset, fill, script
 
 #: Decisions the agents may take in one request before the server gives up on the game (a
 #: safety net far above any real game: GameConfig.max_decisions ends games long before).
@@ -130,7 +131,9 @@ class Table:
         for i, spec in enumerate(self.specs):
             self.agents[i + (i >= seat)] = make_agent(spec)  # fails here, before serving
         self.labels = [a.name if a is not None else "you" for a in self.agents]
-        self._observe: ObservationFn | None = None
+        # The encoder (numpy) only for agents that read observations, as play_game does.
+        needs = any(a is not None and a.needs_observation for a in self.agents)
+        self._observe: ObservationFn | None = default_observation_fn() if needs else None
         self.lock = threading.Lock()  # one request at a time touches the game
         self.new_game(seed)
 
@@ -168,13 +171,9 @@ class Table:
             seat = game.current_player
             agent = self.agents[seat]
             assert agent is not None  # only the person's seat has no agent
-            legal = game.legal_actions()
-            obs = None
-            if agent.needs_observation:
-                if self._observe is None:  # built once: it needs numpy and the encoder
-                    self._observe = default_observation_fn()
-                obs = self._observe(game, seat)
-            action = agent.act(obs, self.game.view(seat), legal)
+            observe = self._observe if agent.needs_observation else None
+            obs = observe(game, seat) if observe is not None else None
+            action = agent.act(obs, game.view(seat), game.legal_actions())
             game.apply(action)
             self._record(seat, action)
         raise RuntimeError("the agents did not reach the person's turn")
@@ -202,8 +201,6 @@ class Table:
     # ---- what the page shows ---------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """The table as the person sees it, for the page's script."""
-        from zavandor_env.render.svg import to_svg
-
         game = self.game
         outcome = game_outcome(game)
         mine = not game.is_over and game.current_player == self.seat
@@ -255,7 +252,7 @@ def page(token: str) -> str:
     import html
 
     return fill(asset("app.html"), style=_style(), help=html.escape(HELP),
-                token=html.escape(token), script=asset("app.js"))
+                token=html.escape(token), script=script("app.js"))
 
 
 def _sha256_source(text: str) -> str:
@@ -269,7 +266,7 @@ def content_security_policy() -> str:
     script slipped into the board's SVG or a label would not run."""
     return "; ".join((
         "default-src 'none'",
-        f"script-src {_sha256_source(asset('app.js'))}",
+        f"script-src {_sha256_source(script('app.js'))}",
         f"style-src {_sha256_source(_style())}",
         "img-src data:",  # the page's empty favicon
         "connect-src 'self'",

@@ -21,7 +21,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,18 +29,13 @@ from zavandor_env.agents.human import AuctionWatcher
 from zavandor_env.engine import Game
 from zavandor_env.engine.actions import ACTION_NAMES
 from zavandor_env.engine.outcome import game_outcome
-from zavandor_env.web import asset, fill
+from zavandor_env.render.svg import to_svg
+from zavandor_env.web import asset, fill, script
 
 #: Draws the table (``to_svg(game, seat)``); injectable so tests can time or stub it.
 Render = Callable[[Game], str]
 
 _ELEMENT_BOUNDARY = re.compile(r"(?<=>)(?=<)")
-
-
-def _default_render(game: Game) -> str:
-    from zavandor_env.render.svg import to_svg
-
-    return to_svg(game, None)  # the referee's view: a replay shows every hand
 
 
 class ChunkPool:
@@ -64,11 +59,6 @@ class ChunkPool:
             else:
                 runs += (index, 1)
         return runs
-
-    def decode(self, runs: Sequence[int]) -> str:
-        """The picture back from its runs (what the page's script does)."""
-        return "".join("".join(self.pieces[runs[i]:runs[i] + runs[i + 1]])
-                       for i in range(0, len(runs), 2))
 
 
 @dataclass
@@ -148,7 +138,7 @@ def viewer_data(record: dict[str, Any], render: Render | None = None) -> ViewerD
     Raises:
         ReplayError: the record is malformed or does not replay.
     """
-    draw = render or _default_render
+    draw = render or to_svg  # by default the referee's view: a replay shows every hand
     final = Game.from_replay_record(record)
     actions: list[int] = record["actions"]
     n = final.num_players
@@ -202,5 +192,5 @@ def render_html(record: dict[str, Any], title: str = "Zavandor replay",
         title=html.escape(title),
         style=asset("common.css") + asset("viewer.css"),
         data=_script_json(data.to_dict()),
-        script=asset("viewer.js"),
+        script=script("viewer.js"),
     )

@@ -1,13 +1,6 @@
 // The web app: draws /api/state and sends the person's clicks (see web/server.py).
-"use strict";
+// $ and el come from common.js, in the same script element.
 (function () {
-  const $ = (id) => document.getElementById(id);
-  const el = (tag, cls, text) => {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  };
   const GROUPS = {end_turn: "turn", end_block: "turn", buy: "gems", sell: "gems",
     activate: "gems", deactivate: "gems", buy_chip: "knowledge", advance: "knowledge",
     open: "auctions", bid_plus: "bid", pass: "bid", lose: "lose a gem"};

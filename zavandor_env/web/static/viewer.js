@@ -1,17 +1,10 @@
 // The replay viewer: everything it shows comes from the JSON block above (no network).
-"use strict";
+// $ and el come from common.js, in the same script element.
 (function () {
-  const data = JSON.parse(document.getElementById("replay-data").textContent);
+  const data = JSON.parse($("replay-data").textContent);
   const frames = data.frames;
   const last = frames.length - 1;
   const names = data.actionNames;
-  const $ = (id) => document.getElementById(id);
-  const el = (tag, cls, text) => {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  };
   const who = (seat) => "player_" + seat + " (" + data.labels[seat] + ")";
   let index = 0;
   let timer = null;

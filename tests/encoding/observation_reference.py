@@ -6,8 +6,8 @@ module computes every field one at a time and by name, straight from a
 :class:`~zavandor_env.engine.state.GameState` and the data tables, and checks each against the
 layout declaration (the ordered field tables, their sizes and scales) it shares with the
 observation module; the tests assert that both encoders give bit-identical vectors over many
-games.  It serves the Python rules' states (the oracle) and tests; the environments use the
-core's encoder (this one is many times slower).
+games.  Only the tests use it: the package encodes with the core alone (this one is many
+times slower).
 """
 
 from __future__ import annotations
@@ -17,16 +17,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from zavandor_env.encoding.observation import (
+    _SCALE,
     BLOCKS,
     CLOSABLE_BLOCKS,
     DECISION_PHASES,
     GLOBAL_FIELDS,
+    OBS_BOUND,
     OBS_SIZE,
     PLAYER_FIELDS,
     PLAYER_SIZE,
     PRIVATE_FIELDS,
     ObsField,
-    scaled,
 )
 from zavandor_env.engine.data import (
     CHARACTERS,
@@ -210,5 +211,7 @@ def raw_values(state: GameState, seat: int) -> Values:
 
 
 def encode_reference(state: GameState, seat: int) -> np.ndarray:
-    """The observation of ``seat``: :func:`raw_values` scaled and clipped."""
-    return scaled(raw_values(state, seat))
+    """The observation of ``seat``: :func:`raw_values`, each times its field's scale, then
+    clipped to [-OBS_BOUND, OBS_BOUND]."""
+    obs = np.asarray(raw_values(state, seat), dtype=np.float64).astype(np.float32) * _SCALE
+    return np.clip(obs, -OBS_BOUND, OBS_BOUND)
