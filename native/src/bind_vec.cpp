@@ -84,12 +84,7 @@ struct PyVecLearner {
       kinds[s] = static_cast<int8_t>(k < -128 || k > 127 ? 127 : k);
     }
     const long long game_seed = seed.is_none() ? -1 : integer_in(seed, 0, 0xFFFFFFFFLL, "seed");
-    try {
-      vec->check_reset(i, learner, kinds);
-    } catch (const std::invalid_argument& e) {
-      throw py::value_error(e.what());
-    }
-    py::gil_scoped_release release;
+    py::gil_scoped_release release;  // check_reset's std::invalid_argument is a ValueError
     vec->reset_env(i, learner, kinds, game_seed);
   }
 

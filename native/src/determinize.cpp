@@ -9,52 +9,6 @@
 
 namespace zav {
 
-namespace {
-
-// rng.seed_u64(seed), faster: PyRandom::seed_words starts every seeding with the same
-// init_genrand(19650218) table, computed here once; the key mixing that follows is
-// CPython's init_by_array over the seed's 32-bit words (one word when the high one is 0).
-// Search reseeds a generator per determinization, where the full seeding was a sixth of the
-// time.  tests/engine/test_agents_determinize.py checks what a sample keeps and redraws.
-void fast_seed_u64(PyRandom& rng, uint64_t seed) {
-  constexpr int N = PyRandom::N;
-  struct Init {
-    uint32_t mt[N];
-    Init() {
-      mt[0] = 19650218u;
-      for (int i = 1; i < N; i++) mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + i;
-    }
-  };
-  static const Init init;
-  uint32_t mt[N];
-  std::copy(init.mt, init.mt + N, mt);
-  const uint32_t key[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
-  const uint32_t used = key[1] != 0 ? 2 : 1;
-  uint32_t i = 1, j = 0;
-  for (int k = N; k; k--) {
-    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + j;
-    i++;
-    j++;
-    if (i >= static_cast<uint32_t>(N)) {
-      mt[0] = mt[N - 1];
-      i = 1;
-    }
-    if (j >= used) j = 0;
-  }
-  for (int k = N - 1; k; k--) {
-    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - i;
-    i++;
-    if (i >= static_cast<uint32_t>(N)) {
-      mt[0] = mt[N - 1];
-      i = 1;
-    }
-  }
-  mt[0] = 0x80000000u;
-  rng.set_state(mt, N);
-}
-
-}  // namespace
-
 // ---- determinize.py ------------------------------------------------------------------------
 
 void Determinizer::prepare(const GameState& base, int seat) {
@@ -65,10 +19,7 @@ void Determinizer::prepare(const GameState& base, int seat) {
   // unseen_cards: the full decks less the viewer's hand and 9-Sages cards and the discards.
   int remaining[NUM_CARD_TOKENS];
   for (int t = 0; t < NUM_CARD_TOKENS; ++t) remaining[t] = CARD_TOKEN_COUNT[t];
-  auto see = [&](int token) {
-    if (token < 0 || token >= NUM_CARD_TOKENS)
-      throw std::invalid_argument("card conservation broken: token " + std::to_string(token) +
-                                  " is not an energy card");
+  auto see = [&](int token) {  // an energy card (the state reader bounds every token)
     if (--remaining[token] < 0)
       throw std::invalid_argument("card conservation broken: token " + std::to_string(token) +
                                   " seen too often");
@@ -96,20 +47,15 @@ void Determinizer::prepare(const GameState& base, int seat) {
       if (p.seat == seat) continue;
       for (int t = COLOUR_TOKEN_BEGIN[c]; t < COLOUR_TOKEN_BEGIN[c + 1]; ++t) slots += p.hand[t];
       for (int t : p.sages_tokens)
-        if (t >= 0 && t < NUM_CARD_TOKENS && CARD_TOKEN_COLOUR[t] == c) ++slots;
+        if (CARD_TOKEN_COLOUR[t] == c) ++slots;
     }
     if (slots != static_cast<int>(unseen_[c].size()))
       throw std::invalid_argument("card conservation broken for colour " + std::to_string(c) +
                                   ": " + std::to_string(slots) + " hidden places, " +
                                   std::to_string(unseen_[c].size()) + " unseen cards");
   }
-  for (const auto& p : base.players)
-    for (int t : p.sages_tokens)
-      if (t < 0 || t >= NUM_CARD_TOKENS)
-        throw std::invalid_argument("card conservation broken: a 9-Sages card is not an energy card");
   // others.sort(key=lambda p: p.seat not in first): owing seats first, seat order kept.
-  deal_order_.clear();
-  for (int s : owing_) deal_order_.push_back(s);
+  deal_order_ = owing_;
   for (const auto& p : base.players)
     if (p.seat != seat && p.balance <= 0) deal_order_.push_back(p.seat);
   // _shuffle_within_letters: the letters present, sorted; each letter's positions.  The items
@@ -121,7 +67,6 @@ void Determinizer::prepare(const GameState& base, int seat) {
     std::vector<int> positions, items;
     for (int i = 0; i < base.artifact_deck.size(); ++i) {
       int a = base.artifact_deck[i];
-      if (a < 0 || a >= NUM_ARTIFACT_TYPES) throw std::invalid_argument("bad artifact in deck");
       if (ARTIFACTS[a].letter == letter) {
         positions.push_back(i);
         items.push_back(a);
@@ -190,7 +135,7 @@ void Determinizer::sample(PyRandom& rng, GameState& out) const {
     rng.shuffle(items, static_cast<std::size_t>(m));
     for (int k = 0; k < m; ++k) out.artifact_deck[letter_positions_[l][k]] = items[k];
   }
-  fast_seed_u64(out.rng, rng.getrandbits(64));
+  out.rng.seed_u64(rng.getrandbits(64));
 }
 
 }  // namespace zav

@@ -14,13 +14,9 @@ struct ChangeTables {
   ChangeTables() {
     for (int one = 0; one < 2; ++one) {
       // economy._min_load_chits for every amount at once (the DP does not depend on it).
-      int best_load[CHANGE_TABLE_SIZE];
-      int best_counts[CHANGE_TABLE_SIZE][NUM_DUST_CHITS];
-      bool has[CHANGE_TABLE_SIZE];
-      for (int a = 0; a < CHANGE_TABLE_SIZE; ++a) has[a] = false;
-      has[0] = true;
-      best_load[0] = 0;
-      for (int i = 0; i < NUM_DUST_CHITS; ++i) best_counts[0][i] = 0;
+      int best_load[CHANGE_TABLE_SIZE] = {};
+      int best_counts[CHANGE_TABLE_SIZE][NUM_DUST_CHITS] = {};
+      bool has[CHANGE_TABLE_SIZE] = {true};  // amount 0: no chit
       for (int a = 1; a < CHANGE_TABLE_SIZE; ++a) {
         for (int i = 0; i < NUM_DUST_CHITS; ++i) {
           int chit = DUST_CHITS[i];
@@ -64,13 +60,10 @@ constexpr int CONC_ORDER[NUM_COLOURS] = {CONC_TOKEN0 + 3, CONC_TOKEN0 + 2, CONC_
 
 void dust_chits(int amount, bool one_value_dust, int out[NUM_DUST_CHITS]) {
   const auto& table = change_tables().table[one_value_dust ? 1 : 0];
-  if (amount < CHANGE_TABLE_SIZE) {
-    for (int k = 0; k < NUM_DUST_CHITS; ++k) out[k] = table[amount][k];
-    return;
-  }
-  int tens = (amount - CHANGE_TABLE_SIZE + 20) / 10;
+  // Past the table, tens (of the 10-chit) until the rest is in it.
+  const int tens = amount < CHANGE_TABLE_SIZE ? 0 : (amount - CHANGE_TABLE_SIZE + 20) / 10;
   const int* rest = table[amount - 10 * tens];
-  for (int k = 0; k < NUM_DUST_CHITS; ++k) out[k] = rest[k];
+  std::copy(rest, rest + NUM_DUST_CHITS, out);
   out[3] += tens;
 }
 
@@ -80,10 +73,8 @@ int gain_dust(PlayerState& player, int amount, bool one_value_dust) {
   dust_chits(amount, one_value_dust, counts);
   int given = 0;
   for (int i = 0; i < NUM_DUST_CHITS; ++i) {
-    if (counts[i]) {
-      player.hand[DUST_TOKEN0 + i] += counts[i];
-      given += counts[i] * DUST_CHITS[i];
-    }
+    player.hand[DUST_TOKEN0 + i] += counts[i];
+    given += counts[i] * DUST_CHITS[i];
   }
   return amount - given;
 }
@@ -155,7 +146,7 @@ bool choose_payment(const int* hand, int amount, bool one_value_dust, int chosen
   return true;
 }
 
-int pay(GameState& state, PlayerState& player, int amount) {
+static int pay(GameState& state, PlayerState& player, int amount) {
   if (amount <= 0) return 0;
   bool one = state.config.one_value_dust;
   int chosen[NUM_TOKENS];
@@ -163,12 +154,9 @@ int pay(GameState& state, PlayerState& player, int amount) {
     throw std::logic_error("zavandor native: hand cannot pay");
   int paid = 0;
   for (int t = 0; t < NUM_TOKENS; ++t) {
-    int n = chosen[t];
-    if (n) {
-      player.hand[t] -= n;
-      paid += n * TOKEN_VALUE[t];
-      return_token(state, t, n);
-    }
+    player.hand[t] -= chosen[t];
+    paid += chosen[t] * TOKEN_VALUE[t];
+    return_token(state, t, chosen[t]);
   }
   return gain_dust(player, paid - amount, one);
 }

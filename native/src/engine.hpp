@@ -3,6 +3,7 @@
 // state after every action, same random draws in the same order as the Python engine.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -23,7 +24,6 @@ int gain_dust(PlayerState& player, int amount, bool one_value_dust);
 void return_token(GameState& state, int token, int count);
 // choose_payment: counts per token that pay amount; returns false if the hand cannot pay.
 bool choose_payment(const int* hand, int amount, bool one_value_dust, int chosen[NUM_TOKENS]);
-int pay(GameState& state, PlayerState& player, int amount);
 int settle(GameState& state, PlayerState& player);
 int enforce_hand_limit(GameState& state, PlayerState& player, int limit);
 
@@ -36,17 +36,16 @@ void rescore(GameState& state);
 int winners(const GameState& state, int out[MAX_PLAYERS]);
 
 // ---- flow.py -----------------------------------------------------------------------------------
-// new_state(config, seed): seed as 32-bit words, least significant first (random.seed(int)).
-void new_state(GameState& state, const Config& config, const std::vector<uint32_t>& seed_words);
-// The same with a generator already seeded (random.Random(seed)), e.g. copied from another one:
-// seeding is the dearest part of a new game.
+// new_state(config, seed) with a generator already seeded (random.Random(seed)), e.g. copied from
+// another one: seeding is the dearest part of a new game.
 void new_state(GameState& state, const Config& config, const PyRandom& seeded);
+// The pending decision is `phase`'s, taken by `seat` (-1: nobody decides).
+inline void set_phase(GameState& state, int phase, int seat) {
+  state.phase = phase;
+  state.current_player = seat;
+}
 void start_round(GameState& state);
-void begin_turn(GameState& state, int seat);
 void end_turn(GameState& state);
-void end_round(GameState& state);
-void assign_position_modifiers(GameState& state);
-int sentinels_acquired(const GameState& state);
 int alive_count(const GameState& state);
 
 // ---- turn.py, auction.py -----------------------------------------------------------------------
@@ -56,10 +55,9 @@ int legal_actions(const GameState& state, int* out);
 // One decision (Game._step): the phase's apply, decision count, max_decisions truncation and the
 // ROUND_END continuation.  The action must be legal.
 void step(GameState& state, int action, bool stop_at_round_end);
-// Game._skip_forced: take decisions with exactly one legal action (option skip_forced_decisions).
-void skip_forced(GameState& state, bool stop_at_round_end);
-// The same, leaving the legal actions of the resulting state in legal_out (capacity
-// NUM_ACTIONS); returns their count.
+// Game._skip_forced: take decisions with exactly one legal action (option skip_forced_decisions),
+// leaving the legal actions of the resulting state in legal_out (capacity NUM_ACTIONS); returns
+// their count.
 int skip_forced(GameState& state, bool stop_at_round_end, int* legal_out);
 
 }  // namespace zav
@@ -80,7 +78,6 @@ struct Core {
     }
     return nlegal;
   }
-  void invalidate() { legal_valid = false; }
   // Game._skip_forced after a change to the state, refilling the cache on the way.
   void skip_forced_and_cache(bool stop_at_round_end) {
     nlegal = zav::skip_forced(s, stop_at_round_end, legal);
@@ -88,9 +85,7 @@ struct Core {
   }
   bool is_legal(int action) {
     const int n = refresh_legal();
-    for (int i = 0; i < n; ++i)
-      if (legal[i] == action) return true;
-    return false;
+    return std::find(legal, legal + n, action) != legal + n;
   }
   // Game.apply for a legal action: record it, the decision, then the forced ones.
   void apply(int action, bool stop_at_round_end) {
@@ -140,11 +135,7 @@ long long bench_clone_ring(const Core& core, long long count);
 }
 
 #ifndef ZAV_NO_PYBIND
-// The C++ state of a Python Core object (raises a cast error if obj is not a Core).
-inline const zav::GameState& core_state(const pybind11::object& core) {
-  return pybind11::cast<const Core&>(core).s;
-}
-// The same for an argument from the caller: a one-line TypeError if it is not a Core.
+// The C++ state of a Core argument from the caller: a one-line TypeError if it is not a Core.
 inline const zav::GameState& checked_core_state(const pybind11::object& core) {
   try {
     return pybind11::cast<const Core&>(core).s;

@@ -1,4 +1,5 @@
 // flow.py in C++: setup, phases 1-2, the hand-over between turns and phase 4.
+#include <algorithm>
 #include <stdexcept>
 
 #include "engine.hpp"
@@ -20,28 +21,18 @@ static void build_artifact_deck(GameState& state) {
   }
 }
 
-void new_state(GameState& state, const Config& config, const std::vector<uint32_t>& seed_words) {
-  new_state(state, config, PyRandom(seed_words));
-}
-
 void new_state(GameState& state, const Config& config, const PyRandom& seeded) {
   static const GameState blank{};  // copying it is cheaper than constructing (and seeding) one
   state = blank;
   state.config = config;
   state.rng = seeded;
   const int n = config.num_players;
-  int characters[MAX_PLAYERS];
-  if (!config.has_characters) {
-    state.rng.sample_range(NUM_CHARACTERS, n, characters);
-  } else {
-    for (int i = 0; i < n; ++i) characters[i] = config.characters[i];
-  }
-  for (int g = 0; g < NUM_GEMS; ++g) state.gem_supply[g] = GEM_SUPPLY[g];
-  for (int c = 0; c < NUM_COLOURS; ++c) state.concentrated_supply[c] = CONCENTRATED_PER_COLOUR;
-  for (int s = 0; s < NUM_SENTINELS; ++s) state.sentinel_owner[s] = -1;
-  state.art_mod.clear();
-  state.sen_mod.clear();
-  for (int i = 0; i < n; ++i) {
+  std::array<int, MAX_PLAYERS> characters = config.characters;
+  if (!config.has_characters) state.rng.sample_range(NUM_CHARACTERS, n, characters.data());
+  std::copy(std::begin(GEM_SUPPLY), std::end(GEM_SUPPLY), state.gem_supply.begin());
+  state.concentrated_supply.fill(CONCENTRATED_PER_COLOUR);
+  state.sentinel_owner.fill(-1);
+  for (int i = 0; i < n; ++i) {  // blank's lists are empty
     state.art_mod.push_back(0);
     state.sen_mod.push_back(0);
   }
@@ -72,7 +63,7 @@ int alive_count(const GameState& state) {
   return n;
 }
 
-void assign_position_modifiers(GameState& state) {
+static void assign_position_modifiers(GameState& state) {
   const auto& players = state.players;
   const auto& order = state.turn_order;
   const int n = order.size();
@@ -113,16 +104,7 @@ static void determine_turn_order(GameState& state) {
     if (players[a].gem_vp != players[b].gem_vp) return players[a].gem_vp > players[b].gem_vp;
     return tiebreak[a] < tiebreak[b];
   };
-  // Stable insertion sort (Python's sorted is stable).
-  for (int i = 1; i < n; ++i) {
-    int v = seats[i];
-    int j = i - 1;
-    while (j >= 0 && less(v, seats[j])) {
-      seats[j + 1] = seats[j];
-      --j;
-    }
-    seats[j + 1] = v;
-  }
+  std::stable_sort(seats, seats + n, less);  // Python's sorted is stable
   state.turn_order.clear();
   for (int i = 0; i < n; ++i) state.turn_order.push_back(seats[i]);
   assign_position_modifiers(state);
@@ -168,11 +150,21 @@ static void collect_income(GameState& state, PlayerState& player) {
   gain_dust(player, dust, state.config.one_value_dust);
 }
 
+static void begin_turn(GameState& state, int seat) {
+  state.turn_player = seat;
+  state.current_player = seat;
+  state.phase = TURN;
+  state.block = BLOCK_NONE;
+  state.blocks_used = 0;
+  state.paid_advance_done = false;
+  state.gems_activated = 0;
+  state.gems_deactivated = 0;
+}
+
 void start_round(GameState& state) {
   if (state.round >= state.config.max_rounds) {
     state.truncated = true;
-    state.phase = GAME_OVER;
-    state.current_player = -1;
+    set_phase(state, GAME_OVER, -1);
     return;
   }
   state.round += 1;
@@ -191,15 +183,16 @@ void start_round(GameState& state) {
   begin_turn(state, state.turn_order[0]);
 }
 
-void begin_turn(GameState& state, int seat) {
-  state.turn_player = seat;
-  state.current_player = seat;
-  state.phase = TURN;
-  state.block = BLOCK_NONE;
-  state.blocks_used = 0;
-  state.paid_advance_done = false;
-  state.gems_activated = 0;
-  state.gems_deactivated = 0;
+static void end_round(GameState& state) {
+  for (auto& player : state.players)
+    if (!player.eliminated) enforce_hand_limit(state, player, hand_limit(player));
+  rescore(state);
+  if (sentinels_acquired(state) >= SENTINELS_TO_END || alive_count(state) <= 1) {
+    state.terminated = true;
+    set_phase(state, GAME_OVER, -1);
+    return;
+  }
+  set_phase(state, ROUND_END, -1);
 }
 
 void end_turn(GameState& state) {
@@ -214,26 +207,6 @@ void end_turn(GameState& state) {
   } else {
     end_round(state);
   }
-}
-
-int sentinels_acquired(const GameState& state) {
-  int n = 0;
-  for (int owner : state.sentinel_owner) n += owner != -1 ? 1 : 0;
-  return n;
-}
-
-void end_round(GameState& state) {
-  for (auto& player : state.players)
-    if (!player.eliminated) enforce_hand_limit(state, player, hand_limit(player));
-  rescore(state);
-  if (sentinels_acquired(state) >= SENTINELS_TO_END || alive_count(state) <= 1) {
-    state.terminated = true;
-    state.phase = GAME_OVER;
-    state.current_player = -1;
-    return;
-  }
-  state.phase = ROUND_END;
-  state.current_player = -1;
 }
 
 }  // namespace zav

@@ -10,15 +10,10 @@
 #include <stdexcept>
 
 #include "data.hpp"
+#include "naive.hpp"
 #include "queries.hpp"
 
 namespace zav {
-using heur::first_unbought_chip;
-using heur::NEG_INF;
-using heur::pymax;
-using heur::pymin;
-using heur::pymin_i;
-using heur::sum_gems;
 
 // ---- phase 3: the turn --------------------------------------------------------------------------
 namespace {
@@ -34,7 +29,6 @@ class Turn {
  public:
   Turn(const GameState& s, int seat, const HeuristicWeights& w, const int* legal, int n_legal)
       : s_(s), seat_(seat), w_(w), me_(s.players[seat]) {
-    for (int a = 0; a < NUM_ACTIONS; ++a) in_legal_[a] = false;
     for (int i = 0; i < n_legal; ++i)
       if (legal[i] >= 0 && legal[i] < NUM_ACTIONS) in_legal_[legal[i]] = true;
     r_ = heur::horizon(s, w);
@@ -72,10 +66,8 @@ class Turn {
         // The first step (chip + level) may be paid from energy that would be lost.
         int level = me_.levels[f];
         int first = level < MAX_LEVEL ? LEVEL_COSTS[f][level] : 0;
-        if (level == 0 && me_.pentagon_chips == 0) {
-          bool found;
-          first += first_unbought_chip(me_, &found);
-        }
+        const int chip = first_unbought_chip(me_);
+        if (level == 0 && me_.pentagon_chips == 0 && chip >= 0) first += CHIP_COSTS[chip];
         v += pymin_i(first, excess_);
       }
       if (v > best_v) {
@@ -85,15 +77,10 @@ class Turn {
     }
     if (best_f < 0) return -1;
     if (legal(act::ADVANCE + best_f)) return act::ADVANCE + best_f;
-    if (me_.levels[best_f] == 0 && me_.pentagon_chips == 0) {
-      for (int i = 0; i < NUM_CHIPS; ++i) {
-        if (!me_.chips_bought[i]) {
-          int cost = CHIP_COSTS[i] + LEVEL_COSTS[best_f][0];
-          if (legal(act::BUY_CHIP + i) && liquid(me_) >= cost) return act::BUY_CHIP + i;
-          break;
-        }
-      }
-    }
+    const int chip = first_unbought_chip(me_);
+    if (me_.levels[best_f] == 0 && me_.pentagon_chips == 0 && chip >= 0 &&
+        legal(act::BUY_CHIP + chip) && liquid(me_) >= CHIP_COSTS[chip] + LEVEL_COSTS[best_f][0])
+      return act::BUY_CHIP + chip;
     return -1;
   }
 
@@ -104,16 +91,9 @@ class Turn {
     // Ascending action index (as heuristic.py): exact ties go to the lowest opening.
     for (int a = act::OPEN_ARTIFACT; a < act::BID; ++a) {
       if (!legal(a)) continue;
-      int kind, item;
-      if (a < act::OPEN_SENTINEL) {
-        kind = ITEM_ARTIFACT;
-        item = a - act::OPEN_ARTIFACT;
-      } else {
-        kind = ITEM_SENTINEL;
-        item = a - act::OPEN_SENTINEL;
-      }
-      int min_bid = kind == ITEM_ARTIFACT ? ARTIFACTS[item].min_bid : SENTINEL_MIN_BID;
-      int price = item_price(s_, me_, kind, item, min_bid);
+      const int kind = a < act::OPEN_SENTINEL ? ITEM_ARTIFACT : ITEM_SENTINEL;
+      const int item = a - (kind == ITEM_ARTIFACT ? act::OPEN_ARTIFACT : act::OPEN_SENTINEL);
+      int price = item_price(s_, me_, kind, item, item_min_bid(kind, item));
       if (price > cash) continue;
       double value = heur::item_value(s_, seat_, kind, item, r_, w_);
       double surplus = value - net_cost(price);
@@ -136,7 +116,7 @@ class Turn {
     const auto& active = me_.active;
     const auto& inactive = me_.inactive;
     int slots = active_slots(me_);
-    int n_active = sum_gems(active);
+    int n_active = gem_total(active);
     double values[NUM_GEMS];
     for (int g = 0; g < NUM_GEMS; ++g) values[g] = heur::gem_value(g, r_, w_);
     // 1. Put the best waiting gem to work.
@@ -201,15 +181,13 @@ class Turn {
   int seat_;
   const HeuristicWeights& w_;
   const PlayerState& me_;
-  bool in_legal_[NUM_ACTIONS];
+  bool in_legal_[NUM_ACTIONS] = {};
   double r_ = 0.0;
   int excess_ = 0;
 };
 
 bool contains(const int* legal, int n, int a) {
-  for (int i = 0; i < n; ++i)
-    if (legal[i] == a) return true;
-  return false;
+  return std::find(legal, legal + n, a) != legal + n;
 }
 
 // ---- bidding ------------------------------------------------------------------------------------
@@ -281,32 +259,24 @@ int free_level(const GameState& s, int seat, const HeuristicWeights& w, const in
   return best;
 }
 
+int decide(const GameState& s, int seat, const HeuristicWeights& w, const int* legal, int n) {
+  switch (s.phase) {
+    case TURN: return Turn(s, seat, w, legal, n).decide();
+    case BID: return bid(s, seat, w, legal, n);
+    case DEBT: return cheapest_gem_action(s, seat, w, legal, n, act::SELL_GEM);
+    case LOSE_GEM: return cheapest_gem_action(s, seat, w, legal, n, act::LOSE_GEM);
+    case FREE_LEVEL: return free_level(s, seat, w, legal, n);
+    default: return legal[0];
+  }
+}
+
 }  // namespace
 
 int heuristic_choose(const GameState& s, int seat, const HeuristicWeights& w, const int* legal,
                      int n_legal) {
   if (n_legal <= 0) throw std::invalid_argument("heuristic_choose: no legal action");
-  int phase = s.phase;
-  int action;
-  if (phase == TURN) {
-    action = Turn(s, seat, w, legal, n_legal).decide();
-  } else if (phase == BID) {
-    action = bid(s, seat, w, legal, n_legal);
-  } else if (phase == DEBT) {
-    action = cheapest_gem_action(s, seat, w, legal, n_legal, act::SELL_GEM);
-  } else if (phase == LOSE_GEM) {
-    action = cheapest_gem_action(s, seat, w, legal, n_legal, act::LOSE_GEM);
-  } else if (phase == FREE_LEVEL) {
-    action = free_level(s, seat, w, legal, n_legal);
-  } else {
-    action = legal[0];
-  }
-  if (!contains(legal, n_legal, action)) {  // defensive: a rule the valuation missed
-    if (contains(legal, n_legal, act::END_TURN)) return act::END_TURN;
-    if (contains(legal, n_legal, act::PASS)) return act::PASS;
-    return legal[0];
-  }
-  return action;
+  bool fell_back;  // defensive (a rule the valuation missed): end turn, pass or the first
+  return agent_act(decide(s, seat, w, legal, n_legal), legal, n_legal, &fell_back);
 }
 
 int novice_choose(const GameState& s, int seat, const HeuristicWeights& w, const int* legal,

@@ -49,51 +49,27 @@ int heuristic_choose(const GameState& s, int seat, const HeuristicWeights& w, co
 int novice_choose(const GameState& s, int seat, const HeuristicWeights& w, const int* legal,
                   int n_legal, double blunder, PyRandom& rng);
 
-// The valuations (heuristic.py's module-level functions), for tests and other search code.
-// `viewer` is the seat of the PlayerView; `p` the seat valued (the viewer or an opponent).
+// The valuations (heuristic.py's module-level functions) that the decisions (heuristic.cpp)
+// and MCTS's evaluation read; heuristic_values.cpp has the others.  `viewer` is the seat of the
+// PlayerView; `p` the seat valued (the viewer or an opponent).
 namespace heur {
 double horizon(const GameState& s, const HeuristicWeights& w);
 double gem_value(int gem, double r, const HeuristicWeights& w);
-double slot_value(const GameState& s, int p, double r, const HeuristicWeights& w);
-double level_gain(const GameState& s, int p, int f, int new_level, double r,
-                  const HeuristicWeights& w);
 double field_plan_value(const GameState& s, int p, int f, double r, const HeuristicWeights& w,
                         bool free);
-double artifact_value(const GameState& s, int p, int art, double r, const HeuristicWeights& w);
-double sentinel_value(const GameState& s, int p, int sen, double r, const HeuristicWeights& w);
 double item_value(const GameState& s, int p, int kind, int item, double r,
                   const HeuristicWeights& w);
 double bid_limit(const GameState& s, int viewer, int kind, int item, const HeuristicWeights& w);
-int storable(const GameState& s, int viewer);
 int excess(const GameState& s, int viewer);
 int spend_budget(const GameState& s, int viewer);
 }  // namespace heur
 
 // ---- shared by the two halves of the heuristic (heuristic_values.cpp, heuristic.cpp) -----
-namespace heur {
 inline constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
 
 // Python's two-argument max/min: the first argument unless the second is strictly beyond it.
 inline double pymax(double a, double b) { return b > a ? b : a; }
 inline double pymin(double a, double b) { return b < a ? b : a; }
 inline int pymin_i(int a, int b) { return b < a ? b : a; }
-
-// The cost of the first chip not yet bought (*found false: every chip is bought).
-inline int first_unbought_chip(const PlayerState& p, bool* found) {
-  for (int i = 0; i < NUM_CHIPS; ++i)
-    if (!p.chips_bought[i]) {
-      *found = true;
-      return CHIP_COSTS[i];
-    }
-  *found = false;
-  return 0;
-}
-
-inline int sum_gems(const std::array<int, NUM_GEMS>& g) {
-  int n = 0;
-  for (int x : g) n += x;
-  return n;
-}
-}  // namespace heur
 
 }  // namespace zav

@@ -22,21 +22,8 @@
 #include "queries.hpp"
 
 namespace zav {
-using heur::first_unbought_chip;
-using heur::NEG_INF;
-using heur::pymax;
-using heur::pymin;
-using heur::pymin_i;
-using heur::sum_gems;
 
 namespace {
-
-int sentinels_acquired_(const GameState& s) {
-  int n = 0;
-  for (int o : s.sentinel_owner)
-    if (o != -1) ++n;
-  return n;
-}
 
 bool has_sentinel(const PlayerState& p, int sen) { return p.sentinels.index_of(sen) >= 0; }
 
@@ -70,19 +57,6 @@ double weakest_active_value(const PlayerState& p, double r, const HeuristicWeigh
   return any ? best : 0.0;
 }
 
-// max(current_vp of the other seats still in the game), default 0.
-int best_other_vp(const GameState& s, int seat) {
-  bool any = false;
-  int best = 0;
-  for (const PlayerState& o : s.players) {
-    if (o.seat == seat || o.eliminated) continue;
-    int v = victory_points(o);
-    if (!any || v > best) best = v;
-    any = true;
-  }
-  return any ? best : 0;
-}
-
 }  // namespace
 
 // ---- shared valuations --------------------------------------------------------------------------
@@ -90,7 +64,7 @@ namespace heur {
 
 double horizon(const GameState& s, const HeuristicWeights& w) {
   long long expected = w.expected_rounds_for(s.config.num_players);
-  int left = SENTINELS_TO_END - sentinels_acquired_(s);
+  int left = SENTINELS_TO_END - sentinels_acquired(s);
   double by_round = pymax(static_cast<double>(expected - s.round + 1), w.late_game_horizon);
   double by_sentinels = left * w.rounds_per_sentinel;
   return pymax(w.min_horizon, pymin(by_round, by_sentinels));
@@ -104,7 +78,7 @@ double slot_value(const GameState& s, int seat, double r, const HeuristicWeights
   const PlayerState& p = s.players[seat];
   int g = best_gem_kind(s, p);
   double net = gem_value(g, r, w) - GEM_COST_TABLE[g][p.levels[F_GEMSTONES]];
-  double fullness = sum_gems(p.active) + sum_gems(p.inactive) >= active_slots(p) - 1 ? 1.0 : 0.4;
+  double fullness = gem_total(p.active) + gem_total(p.inactive) >= active_slots(p) - 1 ? 1.0 : 0.4;
   return pymax(0.0, net) * fullness;
 }
 
@@ -149,10 +123,9 @@ double field_plan_value(const GameState& s, int seat, int f, double r, const Heu
   if (level >= MAX_LEVEL) return NEG_INF;
   double total = 0.0;
   if (level == 0 && !free && p.pentagon_chips == 0) {
-    bool found;
-    int chip = first_unbought_chip(p, &found);
-    if (!found) return NEG_INF;
-    total -= chip;
+    const int chip = first_unbought_chip(p);
+    if (chip < 0) return NEG_INF;
+    total -= CHIP_COSTS[chip];
   }
   double best = NEG_INF;
   int k = 0;
@@ -219,7 +192,7 @@ double artifact_value(const GameState& s, int seat, int art, double r, const Heu
     value += sum * 0.8;
   }
   if (art == MASK)
-    value += 20 * pymin(w.expected_sentinels, 5 - sentinels_acquired_(s)) * pymin(1.0, r / 4);
+    value += 20 * pymin(w.expected_sentinels, 5 - sentinels_acquired(s)) * pymin(1.0, r / 4);
   if (art == RUNESTONE && s.display.index_of(CHALICE) >= 0) value += 5;
   return value;
 }
@@ -227,7 +200,7 @@ double artifact_value(const GameState& s, int seat, int art, double r, const Heu
 double sentinel_value(const GameState& s, int seat, int sen, double r, const HeuristicWeights& w) {
   const PlayerState& p = s.players[seat];
   int vp = sentinel_vp(p, sen);
-  if (sentinels_acquired_(s) + 1 >= SENTINELS_TO_END) {
+  if (sentinels_acquired(s) + 1 >= SENTINELS_TO_END) {
     int mine = victory_points(p) + vp;
     int best_other = best_other_vp(s, p.seat);
     return mine >= best_other + w.lead_margin ? w.win_bonus : -w.win_bonus;
@@ -248,7 +221,7 @@ double item_value(const GameState& s, int seat, int kind, int item, double r,
 double bid_limit(const GameState& s, int viewer, int kind, int item, const HeuristicWeights& w) {
   double r = horizon(s, w);
   double mine = item_value(s, viewer, kind, item, r, w);
-  if (kind == ITEM_SENTINEL && sentinels_acquired_(s) + 1 >= SENTINELS_TO_END)
+  if (kind == ITEM_SENTINEL && sentinels_acquired(s) + 1 >= SENTINELS_TO_END)
     return mine;  // the game ends either way: only winning matters (rivals do not count)
   bool any = false;
   double rival = 0.0;

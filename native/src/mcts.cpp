@@ -13,25 +13,12 @@
 
 namespace zav {
 
-namespace {
-
-inline bool is_over(const GameState& s) { return s.terminated || s.truncated; }
-
-// Whether any of `actions` is legal in `s`.
-bool any_legal(const GameState& s, const int* actions, int n) {
-  int legal[NUM_ACTIONS];
-  bool ok[NUM_ACTIONS] = {};
-  const int nl = legal_actions(s, legal);
-  for (int i = 0; i < nl; ++i) ok[legal[i]] = true;
-  for (int i = 0; i < n; ++i)
-    if (ok[actions[i]]) return true;
-  return false;
-}
-
-}  // namespace
-
 // ---- agents/mcts.py ------------------------------------------------------------------------
 
+namespace {
+
+// agents/mcts.py curse_free: the actions of `legal` that the allow_overbid=false filter keeps
+// (all of them if it keeps none, or if the config has no overbids).  Returns the count.
 int curse_free(const GameState& s, const int* legal, int n_legal, int* out) {
   if (!s.config.allow_overbid) {
     std::copy(legal, legal + n_legal, out);
@@ -53,6 +40,31 @@ int curse_free(const GameState& s, const int* legal, int n_legal, int* out) {
   return n;
 }
 
+// The checks every search makes of its request before it runs: a pending decision of `seat`
+// (the deciding player) and `legal` non-empty, at most NUM_ACTIONS, each legal in `real`.
+// Throws std::invalid_argument naming `who` (the search) otherwise.
+void check_search_request(const char* who, const GameState& real, int seat, const int* legal,
+                          int n_legal) {
+  const std::string name(who);
+  if (n_legal < 1) throw std::invalid_argument(name + ": no legal action given");
+  if (n_legal > NUM_ACTIONS) throw std::invalid_argument(name + ": too many actions");
+  if (is_over(real) || real.phase == ROUND_END)
+    throw std::invalid_argument(name + ": no decision is pending");
+  if (seat != real.current_player)
+    throw std::invalid_argument(name + ": seat " + std::to_string(seat) +
+                                " is not the deciding player " +
+                                std::to_string(real.current_player));
+  int all[NUM_ACTIONS];
+  bool ok[NUM_ACTIONS] = {};
+  const int n = legal_actions(real, all);
+  for (int i = 0; i < n; ++i) ok[all[i]] = true;
+  for (int i = 0; i < n_legal; ++i)
+    if (legal[i] < 0 || legal[i] >= NUM_ACTIONS || !ok[legal[i]])
+      throw std::invalid_argument(name + ": action " + std::to_string(legal[i]) + " is not legal");
+}
+
+}  // namespace
+
 double evaluate_seat(const GameState& s, int seat, const HeuristicWeights& w) {
   const PlayerState& me = s.players[seat];
   if (me.eliminated) return -1e6;
@@ -66,31 +78,15 @@ double evaluate_seat(const GameState& s, int seat, const HeuristicWeights& w) {
 }
 
 int MctsSearch::add_edge(int node, int action) {
-  const int e = static_cast<int>(edges_.size());
-  const int child = static_cast<int>(nodes_.size());
   nodes_.push_back(Node{-1, -1});
-  edges_.push_back(Edge{action, child, -1, 0, 1, 0.0});
-  Node& n = nodes_[node];
-  if (n.last_edge < 0)
-    n.first_edge = e;
-  else
-    edges_[n.last_edge].next = e;
-  n.last_edge = e;
-  return e;
+  const int child = static_cast<int>(nodes_.size()) - 1;
+  return append_edge(nodes_, edges_, node, Edge{action, child, -1, 0, 1, 0.0});
 }
 
 int apply_skipping_forced(GameState& s, int action, int* legal) {
   step(s, action, false);
-  int n = legal_actions(s, legal);
-  if (!s.config.skip_forced_decisions) return n;
-  while (n == 1) {  // Game._skip_forced
-    step(s, legal[0], false);
-    n = legal_actions(s, legal);
-  }
-  return n;
+  return skip_forced(s, false, legal);
 }
-
-void MctsSearch::apply(int action) { nlegal_ = apply_skipping_forced(work_, action, legal_); }
 
 int MctsSearch::select(int prior) const {
   // _select: UCB1 with availability counts, first best in legal order.
@@ -114,16 +110,8 @@ int MctsSearch::select(int prior) const {
 
 int MctsSearch::policy_choose(ScriptedPolicy who, const GameState& s, int seat, const int* legal,
                               int n) {
-  bool fell_back = false;
-  switch (who) {
-    case ScriptedPolicy::NAIVE:
-      return agent_act(naive_decide(s, seat, legal, n, rng_), legal, n, &fell_back);
-    case ScriptedPolicy::PLANNER:
-      return agent_act(planner_decide(s, seat, p_->planner, legal, n, rng_), legal, n,
-                       &fell_back);
-    default:
-      return heuristic_choose(s, seat, *w_, legal, n);
-  }
+  bool fell_back;
+  return scripted_choose(who, s, seat, *w_, p_->planner, legal, n, rng_, &fell_back);
 }
 
 bool MctsSearch::rollout(int root_round) {
@@ -134,7 +122,7 @@ bool MctsSearch::rollout(int root_round) {
     if (truncate && s.round > stop_round) return true;
     if (nlegal_ == 0) return true;  // a dead end: scored as it stands
     // The clock is read every 64 steps: a step costs microseconds, a rollout milliseconds.
-    if (steps % 64 == 0 && must_stop()) return false;
+    if (steps % 64 == 0 && clock_.must_stop()) return false;
     int action;
     if (p_->random_rollout)
       action = legal_[static_cast<int>(rng_.random() * nlegal_)];
@@ -171,30 +159,18 @@ void SearchClock::start(std::chrono::steady_clock::time_point start, double seco
   next_poll_ = start;
 }
 
-bool MctsSearch::must_stop() { return clock_.must_stop(); }
-
-void MctsSearch::start_clock(std::chrono::steady_clock::time_point start) {
-  clock_.start(start, p_->seconds, p_->max_seconds, &p_->interrupted);
-}
-
 void MctsSearch::evaluate(double* rewards) const {
   const GameState& s = work_;
   const int n = s.config.num_players;
-  double values[MAX_PLAYERS], win[MAX_PLAYERS];
+  double values[MAX_PLAYERS], win[MAX_PLAYERS] = {};
   const bool finished = s.terminated;
-  if (finished) {
-    // Half the win itself, half the VP margin.
+  if (finished) {  // half the win itself, half the VP margin
     int winners_[MAX_PLAYERS];
-    int nw = winners(s, winners_);
-    double share = nw > 0 ? 1.0 / nw : 0.0;
-    for (int i = 0; i < n; ++i) {
-      values[i] = static_cast<double>(s.players[i].vp);
-      win[i] = 0.0;
-    }
-    for (int k = 0; k < nw; ++k) win[winners_[k]] = share;
-  } else {
-    for (int i = 0; i < n; ++i) values[i] = evaluate_seat(s, i, *w_);
+    const int nw = winners(s, winners_);
+    for (int k = 0; k < nw; ++k) win[winners_[k]] = 1.0 / nw;
   }
+  for (int i = 0; i < n; ++i)
+    values[i] = finished ? static_cast<double>(s.players[i].vp) : evaluate_seat(s, i, *w_);
   for (int i = 0; i < n; ++i) {
     double best_other = -std::numeric_limits<double>::infinity();
     bool first = true;
@@ -237,23 +213,16 @@ bool MctsSearch::iterate(int root_round) {
         if (a == prior) prior_untried = true;
       }
     }
-    int action, edge;
-    if (nu > 0) {
-      action = prior_untried ? prior : untried[static_cast<int>(rng_.random() * nu)];
-      edge = -1;
-    } else {
-      action = select(prior);
-      edge = slot_[action];
-    }
+    // Expand an untried action (the prior's if untried), else select among the tried ones.
+    const bool expand = nu > 0;
+    const int action = !expand        ? select(prior)
+                       : prior_untried ? prior
+                                       : untried[static_cast<int>(rng_.random() * nu)];
+    const int edge = expand ? add_edge(node, action) : slot_[action];
     for (int e = nodes_[node].first_edge; e >= 0; e = edges_[e].next) slot_[edges_[e].action] = -1;
-    if (edge < 0) {
-      edge = add_edge(node, action);
-      path_.push_back(Step{edge, seat});
-      apply(action);
-      break;
-    }
     path_.push_back(Step{edge, seat});
     apply(action);
+    if (expand) break;
     node = edges_[edge].child;
   }
   // Rollout.
@@ -268,59 +237,22 @@ bool MctsSearch::iterate(int root_round) {
   return true;
 }
 
-// The checks every search makes of its request before it runs: a pending decision of `seat`
-// (the deciding player) and `legal` non-empty, at most NUM_ACTIONS, each legal in `real`.
-// Throws std::invalid_argument naming `who` (the search) otherwise.
-void check_search_request(const char* who, const GameState& real, int seat, const int* legal,
-                          int n_legal) {
-  const std::string name(who);
-  if (n_legal < 1) throw std::invalid_argument(name + ": no legal action given");
-  if (n_legal > NUM_ACTIONS) throw std::invalid_argument(name + ": too many actions");
-  if (is_over(real) || real.phase == ROUND_END)
-    throw std::invalid_argument(name + ": no decision is pending");
-  if (seat != real.current_player)
-    throw std::invalid_argument(name + ": seat " + std::to_string(seat) +
-                                " is not the deciding player " +
-                                std::to_string(real.current_player));
-  int all[NUM_ACTIONS];
-  bool ok[NUM_ACTIONS] = {};
-  const int n = legal_actions(real, all);
-  for (int i = 0; i < n; ++i) ok[all[i]] = true;
-  for (int i = 0; i < n_legal; ++i)
-    if (legal[i] < 0 || legal[i] >= NUM_ACTIONS || !ok[legal[i]])
-      throw std::invalid_argument(name + ": action " + std::to_string(legal[i]) + " is not legal");
-}
-
 MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal, int n_legal,
                               const MctsParams& params, const HeuristicWeights& w,
                               uint64_t seed) {
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  check_search_request("mcts_search", real, seat, legal, n_legal);
+  const auto start = std::chrono::steady_clock::now();
   MctsResult result;
   int allowed[NUM_ACTIONS];
-  int n_allowed = n_legal;
-  if (params.avoid_curse)
-    n_allowed = curse_free(real, legal, n_legal, allowed);
-  else
-    std::copy(legal, legal + n_legal, allowed);
+  const int n_allowed =
+      begin("mcts_search", real, seat, legal, n_legal, params.avoid_curse, w, seed, allowed);
+  p_ = &params;
+  nodes_.clear();
+  edges_.clear();
   if (n_allowed == 1) {  // nothing to search
-    nodes_.clear();
-    edges_.clear();
     result.action = allowed[0];
     return result;
   }
-
-  p_ = &params;
-  w_ = &w;
-  root_seat_ = seat;
-  rng_.seed_u64(seed);
-  base_ = real;
-  base_.history.clear();  // never read by the rules
-  if (params.avoid_curse) base_.config.allow_overbid = false;
-  nodes_.clear();
-  edges_.clear();
-  if (!any_legal(base_, allowed, n_allowed)) {
+  if (!any_legal_in_base(allowed, n_allowed)) {
     // Nothing allowed can be played in the searched game: every bid of an auction the seat
     // opened but cannot pay is ruled out by the affordability filter (avoid_curse), so no
     // sample would ever complete.  The policy's choice in the real game stands.
@@ -329,11 +261,9 @@ MctsResult MctsSearch::search(const GameState& real, int seat, const int* legal,
   }
   det_.prepare(base_, seat);
   nodes_.push_back(Node{-1, -1});
-  for (int a = 0; a < NUM_ACTIONS; ++a) slot_[a] = -1;
-  start_clock(start);
+  clock_.start(start, params.seconds, params.max_seconds, &params.interrupted);
   if (params.flat) return flat_search(seat, allowed, n_allowed, real.round);
-  while (!must_stop() && (clock_.timed() || clock_.done < params.iterations) && iterate(real.round))
-    ++clock_.done;
+  while (!clock_.over(params.iterations) && iterate(real.round)) ++clock_.done;
   result.iterations = clock_.done;
   result.interrupted = clock_.interrupted();
 
@@ -378,12 +308,6 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
   double total[NUM_ACTIONS] = {};
   int pairs[NUM_ACTIONS] = {};
   double dsum[NUM_ACTIONS] = {}, dsq[NUM_ACTIONS] = {};
-  // The root as a one-level tree: its edges hold the root actions in expansion order.
-  nodes_.clear();
-  edges_.clear();
-  nodes_.push_back(Node{-1, -1});
-  int edge_of[NUM_ACTIONS];
-  for (int k = 0; k < n; ++k) edge_of[k] = add_edge(0, order[k]);
   bool stop = false;
   while (!stop) {
     det_.sample(rng_, sample_);
@@ -395,13 +319,12 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
     bool prior_played = false;
     bool played = false;
     for (int k = 0; k < n; ++k) {
-      if (must_stop() || (!clock_.timed() && clock_.done >= params.iterations)) {
+      if (clock_.over(params.iterations)) {
         stop = true;
         break;
       }
       const int a = order[k];
       if (!legal_here[a]) continue;
-      edges_[edge_of[k]].avail += 1;
       work_ = sample_;
       apply(a);
       if (!is_over(work_) && !rollout(root_round)) {
@@ -414,8 +337,6 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
       const double r = rewards[seat];
       visits[k] += 1;
       total[k] += r;
-      edges_[edge_of[k]].visits += 1;
-      edges_[edge_of[k]].total += r;
       if (k == 0 && has_prior) {
         prior_reward = r;
         prior_played = true;
@@ -431,7 +352,6 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
     // budget ends (search() already returns when none is legal in the searched game).
     if (!played && !stop) ++clock_.done;
   }
-  for (int k = 0; k < n; ++k) edges_[edge_of[k]].avail -= 1;  // add_edge counted one
   MctsResult result;
   result.iterations = clock_.done;
   result.interrupted = clock_.interrupted();
@@ -464,14 +384,33 @@ MctsResult MctsSearch::flat_search(int seat, const int* allowed, int n_allowed, 
   return result;
 }
 
-MctsSearch& thread_searcher() {
-  thread_local MctsSearch searcher;
-  return searcher;
+int SearchBase::begin(const char* who, const GameState& real, int seat, const int* legal,
+                      int n_legal, bool avoid_curse, const HeuristicWeights& w, uint64_t seed,
+                      int* allowed) {
+  check_search_request(who, real, seat, legal, n_legal);
+  w_ = &w;
+  root_seat_ = seat;
+  rng_.seed_u64(seed);
+  base_ = real;
+  base_.history.clear();  // never read by the rules
+  if (avoid_curse) base_.config.allow_overbid = false;
+  std::fill(std::begin(slot_), std::end(slot_), -1);
+  if (!avoid_curse) return static_cast<int>(std::copy(legal, legal + n_legal, allowed) - allowed);
+  return curse_free(real, legal, n_legal, allowed);
+}
+
+bool SearchBase::any_legal_in_base(const int* actions, int n) const {
+  int legal[NUM_ACTIONS];
+  const int nl = legal_actions(base_, legal);
+  for (int i = 0; i < n; ++i)
+    if (std::find(legal, legal + nl, actions[i]) != legal + nl) return true;
+  return false;
 }
 
 MctsResult mcts_search(const GameState& real, int seat, const int* legal, int n_legal,
                        const MctsParams& params, const HeuristicWeights& w, uint64_t seed) {
-  return thread_searcher().search(real, seat, legal, n_legal, params, w, seed);
+  thread_local MctsSearch searcher;  // its arena is reused from search to search
+  return searcher.search(real, seat, legal, n_legal, params, w, seed);
 }
 
 }  // namespace zav

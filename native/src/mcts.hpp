@@ -119,9 +119,6 @@ class Determinizer {
   // A sample into out (assigned from base: reuses out's storage), drawing from rng.
   void sample(PyRandom& rng, GameState& out) const;
 
-  // Per colour, the unseen card tokens, sorted (unseen_cards).
-  const std::vector<int>& unseen(int colour) const { return unseen_[colour]; }
-
  private:
   const GameState* base_ = nullptr;
   int seat_ = 0;
@@ -145,7 +142,8 @@ class SearchClock {
   void start(std::chrono::steady_clock::time_point start, double seconds, double max_seconds,
              const std::function<bool()>* interrupted);
   bool must_stop();
-  bool timed() const { return timed_; }
+  // must_stop(), or (without a wall-clock budget) `iterations` playouts done.
+  bool over(long long iterations) { return must_stop() || (!timed_ && done >= iterations); }
   bool interrupted() const { return interrupted_; }
   long long done = 0;  // playouts completed in this search
 
@@ -160,17 +158,54 @@ class SearchClock {
 // forced one; writes the next legal actions into `legal` and returns their count.
 int apply_skipping_forced(GameState& s, int action, int* legal);
 
+// What both searches (MctsSearch, NetMctsSearch) hold and do alike.
+class SearchBase {
+ protected:
+  // The start of a search for seat `seat` (the deciding player) of `real` over `legal` (the
+  // actions the caller allows, each legal in `real`; std::invalid_argument naming `who`
+  // otherwise): writes the allowed ones (with avoid_curse only the curse-free ones,
+  // agents/mcts.py curse_free) into `allowed` and returns their count; sets base_ (history
+  // dropped, allow_overbid off with avoid_curse), w_, root_seat_, the generator and slot_.
+  int begin(const char* who, const GameState& real, int seat, const int* legal, int n_legal,
+            bool avoid_curse, const HeuristicWeights& w, uint64_t seed, int* allowed);
+  // Whether any of `actions` is legal in base_.
+  bool any_legal_in_base(const int* actions, int n) const;
+  // Game.apply: the decision, then the forced ones; leaves the next legal actions in legal_.
+  void apply(int action) { nlegal_ = apply_skipping_forced(work_, action, legal_); }
+  // Appends `edge` to the edge list of nodes[node]; returns its index.
+  template <class Node, class Edge>
+  static int append_edge(std::vector<Node>& nodes, std::vector<Edge>& edges, int node,
+                         const Edge& edge) {
+    const int e = static_cast<int>(edges.size());
+    edges.push_back(edge);
+    Node& n = nodes[node];
+    if (n.last_edge < 0)
+      n.first_edge = e;
+    else
+      edges[n.last_edge].next = e;
+    n.last_edge = e;
+    return e;
+  }
+
+  GameState base_;  // the real state as searched (history dropped, config adjusted)
+  GameState work_;  // the determinization being played
+  Determinizer det_;
+  PyRandom rng_;
+  SearchClock clock_;  // stopping (must_stop), and the playouts completed (clock_.done)
+  const HeuristicWeights* w_ = nullptr;
+  int root_seat_ = 0;
+  int legal_[NUM_ACTIONS];
+  int nlegal_ = 0;
+  int slot_[NUM_ACTIONS];  // action -> edge of the node being visited (-1: none)
+};
+
 // MCTSAgent.search for seat `seat` (the deciding player) of `real` over `legal` (the actions
 // the caller allows: legal in `real`, e.g. curse-filtered).  With params.avoid_curse, `legal`
 // is also reduced to the curse-free ones (agents/mcts.py curse_free) before the search.
-class MctsSearch {
+class MctsSearch : SearchBase {
  public:
   MctsResult search(const GameState& real, int seat, const int* legal, int n_legal,
                     const MctsParams& params, const HeuristicWeights& w, uint64_t seed);
-
-  // Arena sizes after the last search (for tests and benchmarks).
-  std::size_t num_nodes() const { return nodes_.size(); }
-  std::size_t num_edges() const { return edges_.size(); }
 
  private:
   struct Node {
@@ -195,17 +230,10 @@ class MctsSearch {
   // One tree iteration; false if it was dropped (must_stop() during its rollout).
   bool iterate(int root_round);
   MctsResult flat_search(int seat, const int* allowed, int n_allowed, int root_round);
-  // Game.apply: the decision, then the forced ones; leaves the next legal actions in legal_.
-  void apply(int action);
   // Plays work_ on to the horizon or the end; false if it was dropped (must_stop()).  A
   // position without a legal action (the rules never reach one, a broken state might) ends
   // it early, scored like a truncated rollout.
   bool rollout(int root_round);
-  // Whether the search must stop now: interrupted, past the hard cap, or (timed) past the
-  // budget with a playout completed (done_), or past twice the budget.
-  bool must_stop();
-  // Sets the deadlines of a search that starts at `start`.
-  void start_clock(std::chrono::steady_clock::time_point start);
   void evaluate(double* rewards) const;
   // UCB1 among the current legal actions, all of which have an edge (indexed by slot_).
   int select(int prior) const;
@@ -214,36 +242,13 @@ class MctsSearch {
   std::vector<Node> nodes_;
   std::vector<Edge> edges_;
   std::vector<Step> path_;
-  GameState base_;  // the real state as searched (history dropped, config adjusted)
-  GameState work_;  // the determinization being played
   GameState sample_;  // flat: the determinization every root action is played from
-  Determinizer det_;
-  PyRandom rng_;
   const MctsParams* p_ = nullptr;
-  const HeuristicWeights* w_ = nullptr;
-  int root_seat_ = 0;
-  int legal_[NUM_ACTIONS];
-  int nlegal_ = 0;
-  int slot_[NUM_ACTIONS];  // action -> edge of the node being visited (-1: none)
-  SearchClock clock_;  // stopping (must_stop), and the playouts completed (clock_.done)
 };
 
-// The checks every search (MctsSearch, NetMctsSearch) makes of its request: a pending decision
-// of `seat`, the deciding player, and `legal` (1..NUM_ACTIONS actions) all legal in `real`;
-// std::invalid_argument naming `who` otherwise.
-void check_search_request(const char* who, const GameState& real, int seat, const int* legal,
-                          int n_legal);
-
-// The calling thread's searcher (its arena is reused from search to search).
-MctsSearch& thread_searcher();
-
-// One search with the calling thread's searcher.
+// One search with the calling thread's searcher (its arena is reused from search to search).
 MctsResult mcts_search(const GameState& real, int seat, const int* legal, int n_legal,
                        const MctsParams& params, const HeuristicWeights& w, uint64_t seed);
-
-// agents/mcts.py curse_free: the actions of `legal` that the allow_overbid=false filter keeps
-// (all of them if it keeps none, or if the config has no overbids).  Returns the count.
-int curse_free(const GameState& s, const int* legal, int n_legal, int* out);
 
 // agents/mcts.py evaluate_seat: VP now plus the economy converted at vp_energy.
 double evaluate_seat(const GameState& s, int seat, const HeuristicWeights& w);

@@ -17,7 +17,7 @@ class PlannerDecision : public NaiveDecision {
 
  protected:
   int intent() override {
-    const bool auctions = block_usable(s_, BLOCK_AUCTION);
+    const bool auctions = block_open(s_, BLOCK_AUCTION);
     const bool knowledge = knowledge_usable();
     if (auctions) {
       const int action = sentinel_step();
@@ -45,7 +45,7 @@ class PlannerDecision : public NaiveDecision {
     const int best = best_gem();
     if (best == NONE || !gems_usable_) return NONE;
     const int target = std::min(best, params_.gem_cap);
-    bool room = slots_ - sum_of(v_active_) > 0;
+    bool room = slots_ - gem_total(v_active_) > 0;
     for (int g = 0; g < target && !room; ++g)
       if (v_active_[g] && upgradable(g)) room = true;
     if (!room || liquid_ < cost(target)) return NONE;
@@ -61,7 +61,7 @@ class PlannerDecision : public NaiveDecision {
         const int c = LEVEL_COSTS[f][lv[f]];
         return budget >= c ? fund(c, ADVANCE + f, BLOCK_KNOWLEDGE) : NONE;
       }
-      const int i = first_unbought_chip();
+      const int i = first_unbought_chip(me_);
       if (i == NONE) continue;  // no chip left for a new field: raise the ones entered
       const int needed = CHIP_COSTS[i] + LEVEL_COSTS[f][0];
       if (budget < needed) return NONE;
@@ -89,16 +89,7 @@ class PlannerDecision : public NaiveDecision {
 
   bool wins_if_last(int sentinel) const {
     if (sentinels_acquired(s_) + 1 < SENTINELS_TO_END) return true;
-    const int mine = victory_points(me_) + sentinel_vp(me_, sentinel);
-    int others = 0;
-    bool any = false;
-    for (const PlayerState& o : s_.players) {
-      if (o.seat == seat_ || o.eliminated) continue;
-      const int v = victory_points(o);
-      if (!any || v > others) others = v;
-      any = true;
-    }
-    return mine > others;
+    return victory_points(me_) + sentinel_vp(me_, sentinel) > best_other_vp(s_, seat_);
   }
 
   bool fire_blocks_buying() const override { return false; }
@@ -136,6 +127,17 @@ int planner_decide(const GameState& s, int seat, const PlannerParams& params, co
                    int n_legal, PyRandom& rng) {
   if (n_legal <= 0) throw std::invalid_argument("planner_decide: no legal action");
   return PlannerDecision(s, seat, params, legal, n_legal, rng).decide();
+}
+
+int scripted_choose(ScriptedPolicy who, const GameState& s, int seat, const HeuristicWeights& w,
+                    const PlannerParams& planner, const int* legal, int n, PyRandom& rng,
+                    bool* fell_back) {
+  *fell_back = false;
+  if (who == ScriptedPolicy::HEURISTIC) return heuristic_choose(s, seat, w, legal, n);
+  const int decision = who == ScriptedPolicy::PLANNER
+                           ? planner_decide(s, seat, planner, legal, n, rng)
+                           : naive_decide(s, seat, legal, n, rng);
+  return agent_act(decision, legal, n, fell_back);
 }
 
 int agent_act(int decision, const int* legal, int n_legal, bool* fell_back) {

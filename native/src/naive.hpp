@@ -13,6 +13,7 @@
 #include <array>
 #include <vector>
 
+#include "heuristic.hpp"
 #include "state.hpp"
 
 namespace zav {
@@ -40,5 +41,12 @@ int agent_act(int decision, const int* legal, int n_legal, bool* fell_back);
 
 // The rule-based players MCTS can roll out with or model the other seats by.
 enum class ScriptedPolicy : int { HEURISTIC = 0, NAIVE = 1, PLANNER = 2 };
+
+// The action of scripted player `who` for `seat` (the deciding player) of `s`: heuristic_choose
+// with `w`, or naive / the planner (with `planner`) drawing from `rng`, through agent_act
+// (*fell_back: its fallback was played; always false for the heuristic).
+int scripted_choose(ScriptedPolicy who, const GameState& s, int seat, const HeuristicWeights& w,
+                    const PlannerParams& planner, const int* legal, int n, PyRandom& rng,
+                    bool* fell_back);
 
 }  // namespace zav

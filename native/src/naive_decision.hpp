@@ -34,19 +34,6 @@ using act::SELL_GEM;
 using namespace naive_consts;
 constexpr int NONE = -1;
 
-bool block_usable(const GameState& s, int block) {
-  if (!s.config.no_split_blocks) return true;
-  return s.block == block || !((s.blocks_used >> block) & 1);
-}
-
-int sum_of(const std::array<int, NUM_GEMS>& g) {
-  int t = 0;
-  for (int n : g) t += n;
-  return t;
-}
-
-bool is_over(const GameState& s) { return s.terminated || s.truncated; }
-
 // naive._load_after_settlement.
 int load_after_settlement(const PlayerState& me, bool one_value_dust) {
   std::array<int, NUM_TOKENS> h = me.hand;
@@ -56,11 +43,10 @@ int load_after_settlement(const PlayerState& me, bool one_value_dust) {
     int chosen[NUM_TOKENS];
     if (!choose_payment(h.data(), balance, one_value_dust, chosen)) return hand_load(h);
     int paid = 0;
-    for (int t = 0; t < NUM_TOKENS; ++t)
-      if (chosen[t]) {
-        h[t] -= chosen[t];
-        paid += chosen[t] * TOKEN_VALUE[t];
-      }
+    for (int t = 0; t < NUM_TOKENS; ++t) {
+      h[t] -= chosen[t];
+      paid += chosen[t] * TOKEN_VALUE[t];
+    }
     change = paid - balance;
   }
   if (change > 0) {
@@ -80,11 +66,12 @@ class NaiveDecision {
     level_ = me_.levels[F_GEMSTONES];
     cash_ = liquid(me_);
     slots_ = active_slots(me_);
-    own_turn_ = s.turn_player == seat && !is_over(s);
-    gems_usable_ = own_turn_ && block_usable(s, BLOCK_GEMS);
+    gems_usable_ = s.turn_player == seat && !is_over(s) && block_open(s, BLOCK_GEMS);
     v_active_ = me_.active;
     v_inactive_ = me_.inactive;
     if (gems_usable_) simulate_arrangement();
+    arranged_ = me_;
+    arranged_.active = v_active_;
     liquid_ = cash_;
     for (int g = 0; g < NUM_GEMS; ++g) liquid_ += v_inactive_[g] * GEM_SALE_TABLE[g][level_];
   }
@@ -92,21 +79,15 @@ class NaiveDecision {
 
   int decide() {
     switch (s_.phase) {
-      case TURN:
-        return turn();
-      case BID:
-        return bid();
-      case DEBT:
-        return pay_debt();
-      case FREE_LEVEL:
-        return free_level();
+      case TURN: return turn();
+      case BID: return bid();
+      case DEBT: return pay_debt();
+      case FREE_LEVEL: return free_level();
       case LOSE_GEM: {  // lose_<gem> of the cheapest active kind
-        for (int i = 0; i < n_legal_; ++i)
-          if (legal_list_[i] >= act::LOSE_GEM) return min_legal_from(act::LOSE_GEM);
-        return min_legal_from(0);
+        const int lose = min_legal_from(act::LOSE_GEM);
+        return lose != NONE ? lose : min_legal_from(0);
       }
-      default:
-        return min_legal_from(0);
+      default: return min_legal_from(0);
     }
   }
 
@@ -121,7 +102,7 @@ class NaiveDecision {
 
   // ---- gem moves allowed now (naive._can_activate / _can_deactivate) -----------------------
   bool can_activate(int gem) const {
-    if (s_.phase == TURN && sum_of(me_.active) < slots_) return legal(ACTIVATE + gem);
+    if (s_.phase == TURN && gem_total(me_.active) < slots_) return legal(ACTIVATE + gem);
     return true;
   }
   bool can_deactivate(int gem) const {
@@ -139,7 +120,7 @@ class NaiveDecision {
         if (v_inactive_[k] && !deactivated[k] && can_activate(k)) g = k;  // the highest
       if (g == NONE) break;
       int move;
-      if (sum_of(v_active_) < slots_) {
+      if (gem_total(v_active_) < slots_) {
         move = ACTIVATE + g;
         v_active_[g] += 1;
         v_inactive_[g] -= 1;
@@ -168,42 +149,11 @@ class NaiveDecision {
       if (s_.gem_supply[g] && may_own_gem(s_, me_, g)) return g;
     return NONE;
   }
+  // naive's bonus: per_unit x units on the arranged gems, capped (at 12) only for the fox and
+  // the tomcat, as naive.py writes it (not the scoring table's caps).
   int bonus(int sentinel) const {
-    const auto& a = v_active_;
-    switch (sentinel) {
-      case PHOENIX: {
-        int n = 0;
-        for (int k : a)
-          if (k) ++n;
-        return 2 * n;
-      }
-      case OWL: {
-        int n = 0;
-        for (int lv : me_.levels)
-          if (lv >= MAX_LEVEL) ++n;
-        return 2 * n;
-      }
-      case FOX:
-        return std::min(12, 2 * a[SAPPHIRE]);
-      case TOMCAT:
-        return std::min(12, 2 * a[OPAL]);
-      case SCARAB:
-        return a[EMERALD];
-      case UNICORN:
-        return a[DIAMOND];
-      case SALAMANDER:
-        return 2 * a[RUBY];
-      case TOAD: {
-        int n = 0;
-        for (int art : TOAD_ARTIFACTS) n += me_.artifacts[art];
-        return 2 * n;
-      }
-      default: {  // raven
-        int n = 0;
-        for (int art : RAVEN_ARTIFACTS) n += me_.artifacts[art];
-        return 2 * n;
-      }
-    }
+    const int b = SENTINELS[sentinel].per_unit * sentinel_units(arranged_, sentinel);
+    return sentinel == FOX || sentinel == TOMCAT ? std::min(12, b) : b;
   }
   bool sentinel_open(int k) const { return s_.sentinel_owner[k] == -1; }
   // The best bonus among the sentinels still available; NONE if none is (bonuses are >= 0).
@@ -273,17 +223,22 @@ class NaiveDecision {
   int fund(int needed, int action, int block) const {
     if (cash_ >= needed) return legal(action) ? action : NONE;
     if (!gems_usable_ || (block != BLOCK_GEMS && s_.block == block)) return NONE;
+    return sale_of_first(v_inactive_);
+  }
+
+  // The legal sale of the lowest gem kind held in `gems`, NONE if none is legal.
+  int sale_of_first(const std::array<int, NUM_GEMS>& gems) const {
     for (int g = 0; g < NUM_GEMS; ++g)
-      if (v_inactive_[g] && legal(SELL_GEM + g)) return SELL_GEM + g;
+      if (gems[g] && legal(SELL_GEM + g)) return SELL_GEM + g;
     return NONE;
   }
 
   bool knowledge_usable() const {
-    return block_usable(s_, BLOCK_KNOWLEDGE) && !s_.paid_advance_done;
+    return block_open(s_, BLOCK_KNOWLEDGE) && !s_.paid_advance_done;
   }
 
   virtual int intent() {
-    const bool auctions_usable = block_usable(s_, BLOCK_AUCTION);
+    const bool auctions_usable = block_open(s_, BLOCK_AUCTION);
     const bool knowledge = knowledge_usable();
     // S1
     if (auctions_usable) {
@@ -303,7 +258,7 @@ class NaiveDecision {
     const int best = best_gem();
     int target = NONE;
     if (best != NONE) {
-      const int free = slots_ - sum_of(v_active_);
+      const int free = slots_ - gem_total(v_active_);
       bool room = free > 0;
       for (int h = 0; h < best && !room; ++h)
         if (v_active_[h] && upgradable(h)) room = true;
@@ -314,7 +269,7 @@ class NaiveDecision {
         if (liquid_ >= cost(target)) {
           const int action = fund(cost(target), BUY_GEM + target, BLOCK_GEMS);
           if (action != NONE) return action;
-        } else if (slots_ > sum_of(v_active_) && v_active_[OPAL] == 2 &&
+        } else if (slots_ > gem_total(v_active_) && v_active_[OPAL] == 2 &&
                    liquid_ >= cost(OPAL)) {
           const int action = fund(cost(OPAL), BUY_GEM + OPAL, BLOCK_GEMS);
           if (action != NONE) return action;
@@ -400,15 +355,9 @@ class NaiveDecision {
     return NONE;
   }
 
-  int first_unbought_chip() const {
-    for (int i = 0; i < NUM_CHIPS; ++i)
-      if (!me_.chips_bought[i]) return i;
-    return NONE;
-  }
-
   int chip_step(int nt, int budget) const {
     if (nt == NONE || has_advanceable_chip()) return NONE;
-    const int i = first_unbought_chip();
+    const int i = first_unbought_chip(me_);
     if (i == NONE) return NONE;
     const int needed = CHIP_COSTS[i] + LEVEL_COSTS[nt][0];
     if (budget < needed) return NONE;
@@ -451,11 +400,9 @@ class NaiveDecision {
   }
 
   int pay_debt() const {
-    for (int g = 0; g < NUM_GEMS; ++g)
-      if (v_inactive_[g] && legal(SELL_GEM + g)) return SELL_GEM + g;
-    for (int g = 0; g < NUM_GEMS; ++g)
-      if (me_.inactive[g] && legal(SELL_GEM + g)) return SELL_GEM + g;
-    return min_legal_from(0);
+    int action = sale_of_first(v_inactive_);
+    if (action == NONE) action = sale_of_first(me_.inactive);
+    return action != NONE ? action : min_legal_from(0);
   }
 
   int free_level() const {
@@ -489,11 +436,11 @@ class NaiveDecision {
   int level_ = 0;
   int cash_ = 0;
   int slots_ = 0;
-  bool own_turn_ = false;
   bool gems_usable_ = false;
   std::array<int, NUM_GEMS> v_active_{};
   std::array<int, NUM_GEMS> v_inactive_{};
   bool activated_virtually_[NUM_GEMS] = {};
+  PlayerState arranged_;  // the seat with v_active_ as its active gems
   int realize_ = NONE;
   int liquid_ = 0;
 };

@@ -73,8 +73,6 @@ class Network {
   int obs_dim() const { return actor_.in_size(); }
   int num_actions() const { return actor_.out_size(); }
   bool has_value() const { return critic_.depth() > 0; }
-  const Mlp& actor() const { return actor_; }
-  const Mlp& critic() const { return critic_; }
 
   // One observation: logits[num_actions()] and, when value is not null and the critic
   // exists, *value.  Uses a per-thread scratch buffer.

@@ -18,8 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-inline bool is_over(const GameState& s) { return s.terminated || s.truncated; }
-
 // Adds the seconds since `since` to `*into` when profiling (one clock read otherwise none).
 struct Timer {
   bool on;
@@ -65,9 +63,7 @@ void NetMctsSearch::apply(int action) {
 int NetMctsSearch::new_node(const GameState& s) {
   forward(s, root_seat_, true);
   Node node;
-  node.value = net_->has_value()
-                   ? std::max(0.0, std::min(1.0, (static_cast<double>(value_) + 1.0) / 2.0))
-                   : heuristic_value(s, root_seat_, *w_);
+  node.value = estimate(s);
   nodes_.push_back(node);
   node_logits_.insert(node_logits_.end(), logits_, logits_ + NUM_ACTIONS);
   return static_cast<int>(nodes_.size()) - 1;
@@ -84,8 +80,12 @@ double NetMctsSearch::result_value(const GameState& s) const {
 
 double NetMctsSearch::leaf_value(const GameState& s) {
   if (is_over(s)) return result_value(s);
+  if (net_->has_value()) forward(s, root_seat_, true);
+  return estimate(s);
+}
+
+double NetMctsSearch::estimate(const GameState& s) const {
   if (!net_->has_value()) return heuristic_value(s, root_seat_, *w_);
-  forward(s, root_seat_, true);
   return std::max(0.0, std::min(1.0, (static_cast<double>(value_) + 1.0) / 2.0));
 }
 
@@ -161,16 +161,7 @@ int NetMctsSearch::select(int node, bool root) {
   }
   int edge = slot_[best];
   for (int e = nodes_[node].first_edge; e >= 0; e = edges_[e].next) slot_[edges_[e].action] = -1;
-  if (edge < 0) {  // the first visit of this action from this node
-    edge = static_cast<int>(edges_.size());
-    edges_.push_back(Edge{best, -1, -1, 0, 0.0});
-    Node& n = nodes_[node];
-    if (n.last_edge < 0)
-      n.first_edge = edge;
-    else
-      edges_[n.last_edge].next = edge;
-    n.last_edge = edge;
-  }
+  if (edge < 0) edge = append_edge(nodes_, edges_, node, Edge{best, -1, -1, 0, 0.0});
   return edge;
 }
 
@@ -255,23 +246,16 @@ NetMctsResult NetMctsSearch::search(const GameState& real, int seat, const int* 
   if (!observation_scale_ready())
     throw std::logic_error("netmcts_search: the native observation encoder has no layout "
                            "(importing zavandor_env.encoding.observation installs it)");
-  check_search_request("netmcts_search", real, seat, legal, n_legal);
+  int allowed[NUM_ACTIONS];
+  const int n_allowed =
+      begin("netmcts_search", real, seat, legal, n_legal, params.avoid_curse, w, seed, allowed);
   p_ = &params;
   net_ = &net;
-  w_ = &w;
-  root_seat_ = seat;
   prof_ = NetMctsProfile{};
   obs_.resize(OBS_SIZE);
-  rng_.seed_u64(seed);
   NetMctsResult result;
-  int allowed[NUM_ACTIONS];
-  const int n_allowed = params.avoid_curse ? curse_free(real, legal, n_legal, allowed)
-                                           : (std::copy(legal, legal + n_legal, allowed), n_legal);
   std::fill(std::begin(allowed_), std::end(allowed_), false);
   for (int i = 0; i < n_allowed; ++i) allowed_[allowed[i]] = true;
-  base_ = real;
-  base_.history.clear();  // never read by the rules
-  if (params.avoid_curse) base_.config.allow_overbid = false;
   nodes_.clear();
   node_logits_.clear();
   edges_.clear();
@@ -284,32 +268,19 @@ NetMctsResult NetMctsSearch::search(const GameState& real, int seat, const int* 
       if (node_logits_[allowed[i]] > node_logits_[best]) best = allowed[i];
     return best;
   };
-  if (n_allowed == 1) {  // nothing to search
-    result.action = allowed[0];
-    result.value = nodes_[0].value;
+  result.value = nodes_[0].value;
+  // Nothing to search, or nothing allowed legal in the searched game (see MctsSearch::search).
+  if (n_allowed == 1 || !any_legal_in_base(allowed, n_allowed)) {
+    result.action = best_prior();
     return result;
   }
-  {
-    int searched[NUM_ACTIONS];
-    const int ns = legal_actions(base_, searched);
-    bool any = false;
-    for (int i = 0; i < ns; ++i) any = any || allowed_[searched[i]];
-    if (!any) {  // an auction the seat opened but cannot pay (see MctsSearch::search)
-      result.action = best_prior();
-      result.value = nodes_[0].value;
-      return result;
-    }
-  }
   det_.prepare(base_, seat);
-  for (int a = 0; a < NUM_ACTIONS; ++a) slot_[a] = -1;
   has_noise_ = params.root_noise > 0 && params.noise_fraction > 0;
   std::fill(std::begin(noise_), std::end(noise_), 0.0);
   if (has_noise_)
     for (int i = 0; i < n_allowed; ++i) noise_[allowed[i]] = gamma_draw(params.root_noise);
   clock_.start(start, params.seconds, params.max_seconds, &params.interrupted);
-  while (!clock_.must_stop() && (clock_.timed() || clock_.done < params.iterations) &&
-         iterate(real.round))
-    ++clock_.done;
+  while (!clock_.over(params.iterations) && iterate(real.round)) ++clock_.done;
   result.iterations = clock_.done;
   result.interrupted = clock_.interrupted();
 

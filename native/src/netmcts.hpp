@@ -80,7 +80,7 @@ struct NetMctsProfile {
   long long forwards = 0;
 };
 
-class NetMctsSearch {
+class NetMctsSearch : SearchBase {
  public:
   // Throws std::invalid_argument for a state without a pending decision, a seat that is not
   // the deciding one, an action outside `legal` of the state, or a network whose sizes are
@@ -110,6 +110,7 @@ class NetMctsSearch {
   int select(int node, bool root);   // PUCT among legal_ (root: the allowed ones)
   int network_choose(const GameState& s, int seat, double temperature);
   double leaf_value(const GameState& s);  // the critic (or the heuristic) for root_seat_
+  double estimate(const GameState& s) const;  // value_ as a win estimate (or the heuristic)
   double result_value(const GameState& s) const;  // a finished game's win share
   bool rollout(double* value);       // rollout_steps decisions, then the leaf value
   void forward(const GameState& s, int seat, bool with_value);  // into logits_, value_
@@ -120,17 +121,8 @@ class NetMctsSearch {
   std::vector<float> node_logits_;  // NUM_ACTIONS per node
   std::vector<Edge> edges_;
   std::vector<int> path_;           // edges followed this iteration
-  GameState base_, work_;
-  Determinizer det_;
-  PyRandom rng_;
-  SearchClock clock_;
   const NetMctsParams* p_ = nullptr;
   const Network* net_ = nullptr;
-  const HeuristicWeights* w_ = nullptr;
-  int root_seat_ = 0;
-  int legal_[NUM_ACTIONS];
-  int nlegal_ = 0;
-  int slot_[NUM_ACTIONS];           // action -> edge of the node being visited (-1: none)
   bool allowed_[NUM_ACTIONS] = {};  // the root actions that may be played
   double noise_[NUM_ACTIONS] = {};  // the root's Dirichlet noise (0 without)
   bool has_noise_ = false;

@@ -33,9 +33,10 @@ std::string g_fingerprint;
 template <typename T>
 struct Cursor {
   T* p;
-  void put(int v) { *p++ = static_cast<T>(v); }
-  void put_double(double v) { *p++ = static_cast<T>(v); }
-  void put_bool(bool v) { *p++ = v ? T(1) : T(0); }
+  template <typename V>
+  void put(V v) {  // an int, a bool (0 or 1) or the one double
+    *p++ = static_cast<T>(v);
+  }
   void one_hot(int index, int size) {  // zeros, with a one at index when 0 <= index < size
     for (int i = 0; i < size; ++i) p[i] = T(0);
     if (index >= 0 && index < size) p[index] = T(1);
@@ -44,12 +45,15 @@ struct Cursor {
   void bits(int mask, int width) {  // the ``width`` low bits of mask, least significant first
     for (int i = 0; i < width; ++i) *p++ = static_cast<T>((mask >> i) & 1);
   }
+  template <typename List>
+  void counts(const List& items, int size) {  // how often each of 0..size-1 is in items
+    for (int i = 0; i < size; ++i) p[i] = T(0);
+    for (int x : items) p[x] += T(1);
+    p += size;
+  }
   template <typename Seq>
   void seq(const Seq& values, int size) {
     for (int i = 0; i < size; ++i) *p++ = static_cast<T>(values[i]);
-  }
-  void zeros(int size) {
-    for (int i = 0; i < size; ++i) *p++ = T(0);
   }
 };
 
@@ -68,28 +72,22 @@ void fill_raw(const GameState& s, int seat, T* out) {
   // ---- global ----------------------------------------------------------------------------
   c.one_hot(n - MIN_PLAYERS, MAX_PLAYERS - MIN_PLAYERS + 1);
   c.put(s.round);
-  c.put_double(static_cast<double>(s.round) / static_cast<double>(s.config.max_rounds));
+  c.put(static_cast<double>(s.round) / static_cast<double>(s.config.max_rounds));
   c.one_hot(phase < 5 ? phase : -1, 5);  // GAME_OVER, ROUND_END: nobody decides
   c.one_hot(s.block + 1, 4);
   c.bits(s.blocks_used, 3);
-  c.put_bool(s.paid_advance_done);
+  c.put(s.paid_advance_done);
   c.bits(s.gems_activated, NUM_GEMS);
   c.bits(s.gems_deactivated, NUM_GEMS);
-  {
-    int display[NUM_ARTIFACT_TYPES] = {};
-    for (int art : s.display) display[art] += 1;
-    c.seq(display, NUM_ARTIFACT_TYPES);
-    int deck[NUM_ARTIFACT_TYPES] = {};  // artifact_deck_counts (the Python _deck cache)
-    for (int art : s.artifact_deck) deck[art] += 1;
-    c.seq(deck, NUM_ARTIFACT_TYPES);
-    c.put(s.artifact_deck.size());
-  }
+  c.counts(s.display, NUM_ARTIFACT_TYPES);
+  c.counts(s.artifact_deck, NUM_ARTIFACT_TYPES);  // artifact_deck_counts (the Python _deck cache)
+  c.put(s.artifact_deck.size());
   {
     int available = 0;
     for (int i = 0; i < NUM_SENTINELS; ++i) {
       const bool free = s.sentinel_owner[i] == -1;
       available += free;
-      c.put_bool(free);
+      c.put(free);
     }
     c.put(NUM_SENTINELS - available);
   }
@@ -108,11 +106,11 @@ void fill_raw(const GameState& s, int seat, T* out) {
     }
     c.seq(discards, NUM_CARD_TOKENS);
   }
-  c.put_bool(in_auction || s.debtor >= 0);
+  c.put(in_auction || s.debtor >= 0);
   c.one_hot(kind == ITEM_ARTIFACT ? item : -1, NUM_ARTIFACT_TYPES);
   c.one_hot(kind == ITEM_SENTINEL ? item : -1, NUM_SENTINELS);
   c.put(in_auction ? s.high_bid : 0);
-  c.put_bool(in_auction && s.high_bidder < 0);
+  c.put(in_auction && s.high_bidder < 0);
   c.put(s.debt_item_price);
   c.put(s.free_levels);
   c.put(s.victims.size());
@@ -151,7 +149,7 @@ void fill_raw(const GameState& s, int seat, T* out) {
     const PlayerState& p = s.players[seat_k];
     const auto& hand = p.hand;
     c.put(1);
-    c.put_bool(p.eliminated);
+    c.put(p.eliminated);
     c.one_hot(p.character, NUM_CHARACTERS);
     c.seq(p.active, NUM_GEMS);
     c.seq(p.inactive, NUM_GEMS);
@@ -185,35 +183,26 @@ void fill_raw(const GameState& s, int seat, T* out) {
     c.put(hand_load(hand));
     c.put(hand_limit(p));
     {
-      // sages[TOKEN_COLOUR[token]] += 1, with Python's negative index for colour -1.
-      int sages[NUM_COLOURS] = {};
-      for (int token : p.sages_tokens) {
-        const int colour = (token >= 0 && token < NUM_TOKENS) ? TOKEN_COLOUR[token] : -1;
-        sages[colour >= 0 ? colour : colour + NUM_COLOURS] += 1;
-      }
+      int sages[NUM_COLOURS] = {};  // 9-Sages cards are energy cards (the state reader checks)
+      for (int token : p.sages_tokens) sages[TOKEN_COLOUR[token]] += 1;
       c.seq(sages, NUM_COLOURS);
     }
     c.put(p.sages_dust);
     c.put(p.balance);
-    c.put_bool(p.druid_ruby_used);
-    c.put_bool(seat_k == turn_player);
-    c.put_bool(seat_k == current);
-    c.put_bool(seat_k == high_bidder);
+    c.put(p.druid_ruby_used);
+    c.put(seat_k == turn_player);
+    c.put(seat_k == current);
+    c.put(seat_k == high_bidder);
     c.put((passed >> seat_k) & 1);
-    c.put_bool(seat_k == debtor);
-    c.put_bool(s.victims.index_of(seat_k) >= 0);
+    c.put(seat_k == debtor);
+    c.put(s.victims.index_of(seat_k) >= 0);
   }
-  c.zeros((MAX_PLAYERS - num_slots) * OBS_PLAYER_SIZE);
+  c.one_hot(-1, (MAX_PLAYERS - num_slots) * OBS_PLAYER_SIZE);  // empty slots
 
   // ---- private -----------------------------------------------------------------------------
   const PlayerState& me = s.players[seat];
   c.seq(me.hand, NUM_CARD_TOKENS);
-  {
-    int own[NUM_CARD_TOKENS] = {};
-    for (int token : me.sages_tokens)
-      if (token >= 0 && token < NUM_CARD_TOKENS) own[token] += 1;
-    c.seq(own, NUM_CARD_TOKENS);
-  }
+  c.counts(me.sages_tokens, NUM_CARD_TOKENS);
   const int value = hand_value(me.hand);
   c.put(value);
   c.put(value - me.balance);
@@ -246,8 +235,6 @@ void set_observation_scale(const float* scale, int n, float bound, const std::st
 
 bool observation_scale_ready() { return g_ready; }
 const std::string& observation_fingerprint() { return g_fingerprint; }
-const float* observation_scale() { return g_ready ? g_scale : nullptr; }
-float observation_bound() { return g_bound; }
 
 void encode_raw(const GameState& s, int seat, double* out) { fill_raw<double>(s, seat, out); }
 

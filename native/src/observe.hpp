@@ -124,8 +124,6 @@ std::vector<std::pair<std::string, int>> observation_layout();
 void set_observation_scale(const float* scale, int n, float bound, const std::string& fingerprint);
 bool observation_scale_ready();
 const std::string& observation_fingerprint();
-const float* observation_scale();  // OBS_SIZE floats, or nullptr before set_observation_scale
-float observation_bound();
 
 // The unscaled values in layout order (ObservationEncoder.raw): OBS_SIZE doubles.
 void encode_raw(const GameState& s, int seat, double* out);

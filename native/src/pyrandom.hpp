@@ -24,19 +24,27 @@ class PyRandom {
   explicit PyRandom(const std::vector<uint32_t>& words) { seed_words(words); }
 
   // random.Random.seed(n) for an integer n >= 0 given as 32-bit words, least significant first.
-  void seed_words(const std::vector<uint32_t>& words) {
+  void seed_words(const std::vector<uint32_t>& words) { seed_key(words.data(), words.size()); }
+  void seed_u64(uint64_t seed) {
+    const uint32_t key[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
+    seed_key(key, 2);
+  }
+
+  // The same from `used` words at key (not copied: search reseeds a generator per
+  // determinization, where an allocation per seeding showed).
+  void seed_key(const uint32_t* key, std::size_t used) {
     // CPython uses at least one word (seed 0 -> key [0]) and drops high zero words.
-    std::size_t used = words.size();
-    while (used > 1 && words[used - 1] == 0) --used;
-    if (used == 0) used = 1;
+    while (used > 1 && key[used - 1] == 0) --used;
+    static const uint32_t zero_key = 0;  // no words: the key [0], as for seed 0
+    if (used == 0) {
+      key = &zero_key;
+      used = 1;
+    }
     // init_genrand(19650218) is the same every time: copy it from a table made once.
     static const InitTable init19650218;
     for (int n = 0; n < N; ++n) mt_[n] = init19650218.mt[n];
-    index_ = N;
     // CPython's init_by_array; the previous word is kept in a register (the loops are one long
     // dependency chain, so a store and reload per step would cost a third of the time).
-    static const uint32_t zero_key = 0;  // no words: the key [0], as for seed 0
-    const uint32_t* key = words.empty() ? &zero_key : words.data();
     uint32_t i = 1, j = 0;
     uint32_t prev = mt_[0];
     std::size_t k = (N > used ? N : used);
@@ -62,10 +70,6 @@ class PyRandom {
     }
     mt_[0] = 0x80000000u;
     index_ = N;
-  }
-
-  void seed_u64(uint64_t seed) {
-    seed_words({static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
   }
 
   uint32_t genrand_uint32() {
@@ -127,19 +131,8 @@ class PyRandom {
     }
   }
 
-  // random.sample(range(n), k) for the small n the engine uses (n <= 21: CPython's pool path).
-  std::vector<int> sample_range(int n, int k) {
-    std::vector<int> pool(n), result(k);
-    for (int i = 0; i < n; ++i) pool[i] = i;
-    for (int i = 0; i < k; ++i) {
-      int j = static_cast<int>(randbelow(static_cast<uint64_t>(n - i)));
-      result[i] = pool[j];
-      pool[j] = pool[n - i - 1];
-    }
-    return result;
-  }
-
-  // The same into out[0..k) without allocating (n <= 64).
+  // random.sample(range(n), k) into out[0..k), for the small n the engine uses (n <= 21:
+  // CPython's pool path; at most 64 here).
   void sample_range(int n, int k, int* out) {
     int pool[64];
     for (int i = 0; i < n; ++i) pool[i] = i;
@@ -178,12 +171,6 @@ class PyRandom {
       for (int i = 1; i < N; i++) mt[i] = (1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + i);
     }
   };
-
-  void init_genrand(uint32_t s) {
-    mt_[0] = s;
-    for (int i = 1; i < N; i++) mt_[i] = (1812433253u * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + i);
-    index_ = N;
-  }
 
   uint32_t mt_[N];
   int index_ = N + 1;

@@ -27,41 +27,29 @@ inline bool native_order(const py::dtype& dt) {
   const bool little = *reinterpret_cast<const uint8_t*>(&probe) == 1;
   return order == '=' || order == '|' || order == (little ? '<' : '>');
 }
-inline bool is_float32(const py::dtype& dt) {
-  return dt.kind() == 'f' && dt.itemsize() == 4 && native_order(dt);
+// A native-order dtype of kind `Kind` ('f' float, 'i' signed int) and `Size` bytes.
+template <char Kind, int Size>
+bool is_dtype(const py::dtype& dt) {
+  return dt.kind() == Kind && dt.itemsize() == Size && native_order(dt);
 }
-inline bool is_int32(const py::dtype& dt) {
-  return dt.kind() == 'i' && dt.itemsize() == 4 && native_order(dt);
-}
-inline bool is_int64(const py::dtype& dt) {
-  return dt.kind() == 'i' && dt.itemsize() == 8 && native_order(dt);
-}
+inline constexpr auto is_float32 = &is_dtype<'f', 4>;
+inline constexpr auto is_int32 = &is_dtype<'i', 4>;
+inline constexpr auto is_int64 = &is_dtype<'i', 8>;
 inline bool is_byte(const py::dtype& dt) {  // int8, uint8 or bool
   const int num = dt.num();
   return num == py::detail::npy_api::NPY_BYTE_ || num == py::detail::npy_api::NPY_UBYTE_ ||
          num == py::detail::npy_api::NPY_BOOL_;
 }
 
-inline std::string shape_str(const py::array& a) {
-  std::string text = "(";
-  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
-    if (i) text += ", ";
-    text += std::to_string(a.shape(i));
-  }
-  if (a.ndim() == 1) text += ",";
-  return text + ")";
-}
-
 // A shape as Python writes it; a dimension of -1 (any size) shows as N.
-inline std::string dims_str(std::initializer_list<py::ssize_t> dims) {
+inline std::string dims_str(const py::ssize_t* dims, std::size_t n) {
   std::string text = "(";
-  int i = 0;
-  for (py::ssize_t d : dims) {
-    if (i++) text += ", ";
-    text += d < 0 ? std::string("N") : std::to_string(d);
-  }
-  if (dims.size() == 1) text += ",";
-  return text + ")";
+  for (std::size_t i = 0; i < n; ++i)
+    text += (i ? ", " : "") + (dims[i] < 0 ? std::string("N") : std::to_string(dims[i]));
+  return text + (n == 1 ? ",)" : ")");
+}
+inline std::string shape_str(const py::array& a) {
+  return dims_str(a.shape(), static_cast<std::size_t>(a.ndim()));
 }
 
 // obj as a C-contiguous NumPy array of the shape `dims` (-1: any size) whose dtype passes
@@ -71,7 +59,8 @@ inline py::array checked_array(const py::handle& obj, const char* what, const ch
                                std::initializer_list<py::ssize_t> dims, bool input = false,
                                bool contiguous = true) {
   const std::string expected =
-      std::string(what) + " must be a " + dtype_name + " numpy array of shape " + dims_str(dims);
+      std::string(what) + " must be a " + dtype_name + " numpy array of shape " +
+      dims_str(dims.begin(), dims.size());
   if (!py::isinstance<py::array>(obj))
     throw py::value_error(expected + ", got " +
                           std::string(py::str(py::type::of(obj).attr("__name__"))));

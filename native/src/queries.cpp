@@ -105,6 +105,30 @@ bool has_means_for_colour(const GameState& s, const PlayerState& p, int colour) 
   return may_own_gem(s, p, gem);
 }
 
+int first_unbought_chip(const PlayerState& p) {
+  for (int i = 0; i < NUM_CHIPS; ++i)
+    if (!p.chips_bought[i]) return i;
+  return -1;
+}
+
+int best_other_vp(const GameState& s, int seat) {
+  bool any = false;
+  int best = 0;
+  for (const PlayerState& o : s.players) {
+    if (o.seat == seat || o.eliminated) continue;
+    const int v = victory_points(o);
+    if (!any || v > best) best = v;
+    any = true;
+  }
+  return best;
+}
+
+int sentinels_acquired(const GameState& s) {
+  int n = 0;
+  for (int owner : s.sentinel_owner) n += owner != -1 ? 1 : 0;
+  return n;
+}
+
 // ---- scoring.py --------------------------------------------------------------------------------
 int gem_vp(const PlayerState& p) {
   int v = 0;

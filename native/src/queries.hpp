@@ -34,6 +34,23 @@ int sentinel_units(const PlayerState& player, int sentinel);
 int sentinel_vp(const PlayerState& player, int sentinel);
 int victory_points(const PlayerState& player);
 
+// Small facts several players and the rules read.
+inline bool is_over(const GameState& s) { return s.terminated || s.truncated; }
+inline int gem_total(const std::array<int, NUM_GEMS>& gems) {
+  int n = 0;
+  for (int x : gems) n += x;
+  return n;
+}
+// Whether the turn may use `block` now (no_split_blocks: a block ended is closed for the turn).
+inline bool block_open(const GameState& s, int block) {
+  return s.block == block || !s.config.no_split_blocks || !((s.blocks_used >> block) & 1);
+}
+// The index of the first chip not yet bought, -1 if every chip is bought.
+int first_unbought_chip(const PlayerState& player);
+// The most VP (current_vp) among the other seats still in the game; 0 if none is.
+int best_other_vp(const GameState& state, int seat);
+int sentinels_acquired(const GameState& state);
+
 // knowledge.can_raise
 inline bool can_raise(const PlayerState& player, int field) {
   int level = player.levels[field];

@@ -30,22 +30,7 @@ inline int block_of_action(int action) {
   return BLOCK_AUCTION;
 }
 
-inline bool block_open(const GameState& s, int block) {
-  if (s.block == block || !s.config.no_split_blocks) return true;
-  return !((s.blocks_used >> block) & 1);
-}
-
-inline bool any_active(const PlayerState& p) {
-  for (int g = 0; g < NUM_GEMS; ++g)
-    if (p.active[g]) return true;
-  return false;
-}
-
-inline int sum_active(const PlayerState& p) {
-  int n = 0;
-  for (int g = 0; g < NUM_GEMS; ++g) n += p.active[g];
-  return n;
-}
+inline bool any_active(const PlayerState& p) { return gem_total(p.active) > 0; }
 
 // ---- phase 3 (turn.py) -------------------------------------------------------------------------
 int legal_openings(const GameState& s, int* out, int n, int cash) {
@@ -71,6 +56,13 @@ int legal_openings(const GameState& s, int* out, int n, int cash) {
   return n;
 }
 
+// The sales of every gem kind `player` owns, appended to out[0..n); returns the new count.
+int add_sales(const PlayerState& player, int* out, int n) {
+  for (int g = 0; g < NUM_GEMS; ++g)
+    if (player.active[g] || player.inactive[g]) out[n++] = SELL_GEM + g;
+  return n;
+}
+
 int legal_turn(const GameState& s, int* out) {
   const PlayerState& player = s.players[s.turn_player];
   int n = 0;
@@ -81,7 +73,7 @@ int legal_turn(const GameState& s, int* out) {
     const int level = player.levels[F_GEMSTONES];
     const auto& active = player.active;
     const auto& inactive = player.inactive;
-    const bool may_activate = sum_active(player) < active_slots(player);
+    const bool may_activate = gem_total(player.active) < active_slots(player);
     int no_activate = 0, no_deactivate = 0;
     if (s.config.no_undo_activation) {
       no_activate = s.gems_deactivated;
@@ -91,8 +83,7 @@ int legal_turn(const GameState& s, int* out) {
       if (s.gem_supply[g] && cash >= GEM_COST_TABLE[g][level] &&
           (g <= SAPPHIRE || may_own_gem(s, player, g)))
         out[n++] = BUY_GEM + g;
-    for (int g = 0; g < NUM_GEMS; ++g)
-      if (active[g] || inactive[g]) out[n++] = SELL_GEM + g;
+    n = add_sales(player, out, n);
     for (int g = 0; g < NUM_GEMS; ++g)
       if (inactive[g] && may_activate && !((no_activate >> g) & 1)) out[n++] = ACTIVATE + g;
     for (int g = 0; g < NUM_GEMS; ++g)
@@ -148,13 +139,7 @@ int legal_bid(const GameState& s, int* out) {
   return n;
 }
 
-int legal_debt(const GameState& s, int* out) {
-  const PlayerState& player = s.players[s.debtor];
-  int n = 0;
-  for (int g = 0; g < NUM_GEMS; ++g)
-    if (player.active[g] || player.inactive[g]) out[n++] = SELL_GEM + g;
-  return n;
-}
+int legal_debt(const GameState& s, int* out) { return add_sales(s.players[s.debtor], out, 0); }
 
 int legal_lose_gem(const GameState& s, int* out) {
   const PlayerState& player = s.players[s.current_player];
@@ -171,8 +156,7 @@ void open_auction(GameState& s, int kind, int item) {
   s.high_bid = item_min_bid(kind, item);
   s.high_bidder = -1;
   s.passed = 0;
-  s.phase = Phase::BID;
-  s.current_player = s.turn_player;
+  set_phase(s, Phase::BID, s.turn_player);
 }
 
 void sell_gem(GameState& s, PlayerState& player, int gem) {
@@ -194,6 +178,12 @@ void clear_auction(GameState& s) {
   s.debt_item_price = 0;
 }
 
+// After an auction: the turn player's turn goes on, in the auction block.
+void back_to_turn(GameState& s) {
+  set_phase(s, TURN, s.turn_player);
+  s.block = BLOCK_AUCTION;
+}
+
 void continue_resolution(GameState& s) {
   const int winner = s.debtor;
   if (s.free_levels > 0) {
@@ -201,8 +191,7 @@ void continue_resolution(GameState& s) {
     bool any = false;
     for (int f = 0; f < NUM_FIELDS; ++f) any |= can_raise(wp, f);
     if (any) {
-      s.phase = FREE_LEVEL;
-      s.current_player = winner;
+      set_phase(s, FREE_LEVEL, winner);
       return;
     }
     s.free_levels = 0;
@@ -210,16 +199,13 @@ void continue_resolution(GameState& s) {
   while (!s.victims.empty()) {
     int victim = s.victims[0];
     if (any_active(s.players[victim])) {
-      s.phase = Phase::LOSE_GEM;
-      s.current_player = victim;
+      set_phase(s, Phase::LOSE_GEM, victim);
       return;
     }
     s.victims.erase_at(0);
   }
   s.debtor = -1;
-  s.phase = TURN;
-  s.current_player = s.turn_player;
-  s.block = BLOCK_AUCTION;
+  back_to_turn(s);
 }
 
 void take_free_chip(PlayerState& player) {
@@ -275,8 +261,7 @@ void end_with_one_player(GameState& s) {
     if (!p.eliminated && p.balance) settle(s, p);
   rescore(s);
   s.terminated = true;
-  s.phase = GAME_OVER;
-  s.current_player = -1;
+  set_phase(s, GAME_OVER, -1);
 }
 
 void curse(GameState& s, int seat) {
@@ -286,12 +271,8 @@ void curse(GameState& s, int seat) {
     s.gem_supply[g] += player.active[g] + player.inactive[g];
     player.active[g] = player.inactive[g] = 0;
   }
-  for (int t = 0; t < NUM_TOKENS; ++t) {
-    if (player.hand[t]) {
-      return_token(s, t, player.hand[t]);
-      player.hand[t] = 0;
-    }
-  }
+  for (int t = 0; t < NUM_TOKENS; ++t) return_token(s, t, player.hand[t]);
+  player.hand = {};
   for (int t : player.sages_tokens) return_token(s, t, 1);
   player.sages_tokens.clear();
   player.sages_dust = 0;
@@ -303,13 +284,10 @@ void curse(GameState& s, int seat) {
     end_with_one_player(s);
     return;
   }
-  if (seat == s.turn_player) {
+  if (seat == s.turn_player)
     end_turn(s);
-  } else {
-    s.phase = TURN;
-    s.current_player = s.turn_player;
-    s.block = BLOCK_AUCTION;
-  }
+  else
+    back_to_turn(s);
 }
 
 void win(GameState& s, int seat) {
@@ -323,8 +301,7 @@ void win(GameState& s, int seat) {
   s.debt_item_price = price;
   s.debtor = seat;
   if (liquid(player) < 0) {
-    s.phase = DEBT;
-    s.current_player = seat;
+    set_phase(s, DEBT, seat);
     return;
   }
   complete_purchase(s);
@@ -400,7 +377,7 @@ void apply_turn(GameState& s, int action) {
     player.balance += GEM_COST_TABLE[gem][player.levels[F_GEMSTONES]];
     s.gem_supply[gem] -= 1;
     if (gem == RUBY && player.levels[F_FIRE] < 4) player.druid_ruby_used = true;
-    if (sum_active(player) < active_slots(player))
+    if (gem_total(player.active) < active_slots(player))
       player.active[gem] += 1;
     else
       player.inactive[gem] += 1;
@@ -462,18 +439,7 @@ void step(GameState& s, int action, bool stop_at_round_end) {
   if (stopped && (truncate || !stop_at_round_end)) start_round(s);
   if (truncate && !s.truncated) {
     s.truncated = true;
-    s.phase = GAME_OVER;
-    s.current_player = -1;
-  }
-}
-
-void skip_forced(GameState& s, bool stop_at_round_end) {
-  if (!s.config.skip_forced_decisions) return;
-  int buf[NUM_ACTIONS];
-  while (true) {
-    int n = legal_actions(s, buf);
-    if (n != 1) return;
-    step(s, buf[0], stop_at_round_end);
+    set_phase(s, GAME_OVER, -1);
   }
 }
 

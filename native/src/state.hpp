@@ -32,8 +32,6 @@ struct SVec {
     data[n++] = v;
   }
   T pop_back() { return data[--n]; }
-  T& back() { return data[n - 1]; }
-  const T& back() const { return data[n - 1]; }
   T& operator[](int i) { return data[i]; }
   const T& operator[](int i) const { return data[i]; }
   T* begin() { return data; }
@@ -43,12 +41,6 @@ struct SVec {
   void erase_at(int i) {
     for (int k = i; k + 1 < n; ++k) data[k] = data[k + 1];
     --n;
-  }
-  void insert_at(int i, T v) {
-    if (n >= Cap) throw std::length_error("zavandor native state: inline list overflow");
-    for (int k = n; k > i; --k) data[k] = data[k - 1];
-    data[i] = v;
-    ++n;
   }
   int index_of(T v) const {
     for (int k = 0; k < n; ++k)

@@ -1,6 +1,7 @@
 // VecLearner (vec.hpp): a batch of learner games whose opponents play natively.
 #include "vec.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -14,11 +15,10 @@ namespace {
 constexpr uint64_t SEED_RANGE = uint64_t{1} << 31;  // randbelow(2**31)
 constexpr std::size_t HISTORY_RESERVE = 4096;       // decisions of a long game: no regrowth
 
-bool is_legal_const(const Core& c, int action) {
-  // The cache is valid whenever a game is READY or PENDING (advance() filled it).
-  for (int k = 0; k < c.nlegal; ++k)
-    if (c.legal[k] == action) return true;
-  return false;
+// Whether `action` is among the cached legal actions (valid whenever a game is READY or
+// PENDING: advance() filled the cache).
+bool is_legal_const(const Core& c, int64_t action) {
+  return std::find(c.legal, c.legal + c.nlegal, action) != c.legal + c.nlegal;
 }
 
 }  // namespace
@@ -28,8 +28,6 @@ VecLearner::VecLearner(const Config& config, int num_envs, const std::vector<uin
   if (num_envs < 1) throw std::invalid_argument("num_envs must be at least 1");
   games_.resize(static_cast<std::size_t>(num_envs));
   listed_.reserve(games_.size());
-  listed_seat_.reserve(games_.size());
-  listed_version_.reserve(games_.size());
   reseed(seed_words);
 }
 
@@ -54,8 +52,7 @@ void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds) con
         throw std::invalid_argument("kinds[" + std::to_string(seat) +
                                     "] is the learner's seat and must be -1, got " +
                                     std::to_string(k));
-    } else if (k != KIND_RANDOM && k != KIND_HEURISTIC && k != KIND_EXTERNAL &&
-               k != KIND_NOVICE && k != KIND_NAIVE && k != KIND_PLANNER) {
+    } else if (k < KIND_RANDOM || k > KIND_PLANNER) {  // the kinds are 0..5
       throw std::invalid_argument("kinds[" + std::to_string(seat) +
                                   "] must be 0 (random), 1 (heuristic), 2 (external), "
                                   "3 (novice), 4 (naive) or 5 (planner), got " +
@@ -77,10 +74,8 @@ void VecLearner::reset_env(int env, int learner_seat, const int8_t* kinds, long 
   const uint32_t game_seed =
       seed >= 0 ? static_cast<uint32_t>(seed) : static_cast<uint32_t>(seeds_.randbelow(SEED_RANGE));
   // As _native.Core(config, seed): the new state, then its forced decisions.
-  new_state(g.core.s, config_, std::vector<uint32_t>{game_seed});
+  g.core.new_game(config_, PyRandom(std::vector<uint32_t>{game_seed}));
   g.core.s.history.reserve(HISTORY_RESERVE);
-  skip_forced(g.core.s, false);
-  g.core.invalidate();
   g.learner_seat = learner_seat;
   for (int seat = 0; seat < MAX_PLAYERS; ++seat)
     g.kinds[seat] =
@@ -100,8 +95,7 @@ void VecLearner::apply(VecGame& g, int action) {
 void VecLearner::advance(int env) {
   VecGame& g = game(env);
   Core& c = g.core;
-  while (true) {
-    if (c.s.terminated || c.s.truncated) break;
+  while (!is_over(c.s)) {
     if (c.s.phase == ROUND_END) {  // not reached (never stops at a round end); kept safe
       c.advance(false);
       continue;
@@ -110,35 +104,22 @@ void VecLearner::advance(int env) {
     if (n == 0) break;
     const int seat = c.s.current_player;
     const int kind = g.kinds[seat];
-    if (kind == KIND_LEARNER) {
-      g.status = VEC_READY;
-      g.deciding = seat;
-      return;
-    }
-    if (kind == KIND_EXTERNAL) {
-      g.status = VEC_PENDING;
+    if (kind == KIND_LEARNER || kind == KIND_EXTERNAL) {  // the game waits for Python
+      g.status = kind == KIND_LEARNER ? VEC_READY : VEC_PENDING;
       g.deciding = seat;
       return;
     }
     int action;
     bool fell_back = false;
-    switch (kind) {
-      case KIND_HEURISTIC:
-        action = heuristic_choose(c.s, seat, weights_, c.legal, n);
-        break;
-      case KIND_NOVICE:
-        action = novice_choose(c.s, seat, weights_, c.legal, n, novice_blunder_, g.rng);
-        break;
-      case KIND_NAIVE:
-        action = agent_act(naive_decide(c.s, seat, c.legal, n, g.rng), c.legal, n, &fell_back);
-        break;
-      case KIND_PLANNER:
-        action = agent_act(planner_decide(c.s, seat, planner_, c.legal, n, g.rng), c.legal, n,
-                           &fell_back);
-        break;
-      default:  // KIND_RANDOM
-        action = c.legal[g.rng.randbelow(static_cast<uint64_t>(n))];
-        break;
+    if (kind == KIND_NOVICE) {
+      action = novice_choose(c.s, seat, weights_, c.legal, n, novice_blunder_, g.rng);
+    } else if (kind == KIND_RANDOM) {
+      action = c.legal[g.rng.randbelow(static_cast<uint64_t>(n))];
+    } else {
+      const auto who = kind == KIND_HEURISTIC ? ScriptedPolicy::HEURISTIC
+                       : kind == KIND_NAIVE   ? ScriptedPolicy::NAIVE
+                                              : ScriptedPolicy::PLANNER;
+      action = scripted_choose(who, c.s, seat, weights_, planner_, c.legal, n, g.rng, &fell_back);
     }
     if (fell_back) ++agent_fallbacks_;
     apply(g, action);
@@ -149,10 +130,9 @@ void VecLearner::advance(int env) {
 
 int VecLearner::first_illegal(const int64_t* actions) const {
   for (int i = 0; i < num_envs(); ++i) {
-    const VecGame& g = games_[static_cast<std::size_t>(i)];
+    const VecGame& g = game(i);
     if (g.status != VEC_READY) continue;
-    const int64_t a = actions[i];
-    if (a < 0 || a >= NUM_ACTIONS || !is_legal_const(g.core, static_cast<int>(a))) return i;
+    if (!is_legal_const(g.core, actions[i])) return i;
   }
   return -1;
 }
@@ -168,25 +148,20 @@ void VecLearner::step(const int64_t* actions) {
 
 int VecLearner::list_pending(int32_t* out_env, int32_t* out_seat) {
   listed_.clear();
-  listed_seat_.clear();
-  listed_version_.clear();
   for (int i = 0; i < num_envs(); ++i) {
-    const VecGame& g = games_[static_cast<std::size_t>(i)];
+    const VecGame& g = game(i);
     if (g.status != VEC_PENDING) continue;
     if (out_env) out_env[listed_.size()] = i;
     if (out_seat) out_seat[listed_.size()] = g.deciding;
-    listed_.push_back(i);
-    listed_seat_.push_back(g.deciding);
-    listed_version_.push_back(g.version);
+    listed_.push_back(Listed{i, g.deciding, g.version});
   }
   return static_cast<int>(listed_.size());
 }
 
 int VecLearner::first_stale_listed() const {
   for (std::size_t k = 0; k < listed_.size(); ++k) {
-    const VecGame& g = games_[static_cast<std::size_t>(listed_[k])];
-    if (g.status != VEC_PENDING || g.deciding != listed_seat_[k] ||
-        g.version != listed_version_[k])
+    const VecGame& g = game(listed_[k].env);
+    if (g.status != VEC_PENDING || g.deciding != listed_[k].seat || g.version != listed_[k].version)
       return static_cast<int>(k);
   }
   return -1;
@@ -194,32 +169,25 @@ int VecLearner::first_stale_listed() const {
 
 void VecLearner::observe_listed(float* obs, int8_t* mask) {
   for (std::size_t k = 0; k < listed_.size(); ++k) {
-    VecGame& g = game(listed_[k]);
-    encode_observation(g.core.s, listed_seat_[k], obs + k * OBS_SIZE);
+    VecGame& g = game(listed_[k].env);
+    encode_observation(g.core.s, listed_[k].seat, obs + k * OBS_SIZE);
     const int n = g.core.refresh_legal();
     encode_mask(g.core.legal, n, mask + k * NUM_ACTIONS, NUM_ACTIONS);
   }
 }
 
 int VecLearner::first_illegal_listed(const int64_t* actions) const {
-  for (std::size_t k = 0; k < listed_.size(); ++k) {
-    const int64_t a = actions[k];
-    const Core& c = games_[static_cast<std::size_t>(listed_[k])].core;
-    if (a < 0 || a >= NUM_ACTIONS || !is_legal_const(c, static_cast<int>(a)))
-      return static_cast<int>(k);
-  }
+  for (std::size_t k = 0; k < listed_.size(); ++k)
+    if (!is_legal_const(game(listed_[k].env).core, actions[k])) return static_cast<int>(k);
   return -1;
 }
 
 void VecLearner::act_listed(const int64_t* actions) {
   for (std::size_t k = 0; k < listed_.size(); ++k) {
-    VecGame& g = game(listed_[k]);
-    apply(g, static_cast<int>(actions[k]));
-    advance(listed_[k]);
+    apply(game(listed_[k].env), static_cast<int>(actions[k]));
+    advance(listed_[k].env);
   }
   listed_.clear();
-  listed_seat_.clear();
-  listed_version_.clear();
 }
 
 void VecLearner::observe(int env, float* obs, int8_t* mask) {

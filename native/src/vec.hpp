@@ -58,15 +58,12 @@ class VecLearner {
 
   int num_envs() const { return static_cast<int>(games_.size()); }
   int num_players() const { return config_.num_players; }
-  const Config& config() const { return config_; }
 
   void set_weights(const HeuristicWeights& w) {
     weights_ = w;
     has_weights_ = true;
   }
-  bool has_weights() const { return has_weights_; }
   void set_novice_blunder(double blunder) { novice_blunder_ = blunder; }
-  double novice_blunder() const { return novice_blunder_; }
   void set_planner(const PlannerParams& p) {
     planner_ = p;
     has_planner_ = true;
@@ -101,8 +98,8 @@ class VecLearner {
   // is kept for observe_pending / act_pending.
   int list_pending(int32_t* out_env, int32_t* out_seat);
   int num_listed() const { return static_cast<int>(listed_.size()); }
-  int listed_env(int k) const { return listed_[static_cast<std::size_t>(k)]; }
-  int listed_seat(int k) const { return listed_seat_[static_cast<std::size_t>(k)]; }
+  int listed_env(int k) const { return listed_[static_cast<std::size_t>(k)].env; }
+  int listed_seat(int k) const { return listed_[static_cast<std::size_t>(k)].seat; }
   // -1 if every listed game is still PENDING on its listed seat, else the first stale index.
   int first_stale_listed() const;
   void observe_listed(float* obs, int8_t* mask);
@@ -128,9 +125,11 @@ class VecLearner {
   PlannerParams planner_;
   bool has_planner_ = false;
   long long agent_fallbacks_ = 0;
-  std::vector<int> listed_;  // env indices listed by list_pending
-  std::vector<int> listed_seat_;
-  std::vector<uint64_t> listed_version_;
+  struct Listed {
+    int env, seat;
+    uint64_t version;
+  };
+  std::vector<Listed> listed_;  // the games listed by list_pending
 };
 
 }  // namespace zav
