@@ -5,7 +5,7 @@
   checkpoints with a pickle-free resume (``checkpointing``), the evaluation on the one game
   driver (``evaluate``), the charts of the training games (``charts``), the opponent pool
   (``pool``), the rating, the wall-clock policies (``timed``), the warm start
-  (``init_policy``), the environments of a config (``env_factory``) and ``publish``;
+  (``init_policy``) and ``publish``;
 - ``ppo/``: self-play MaskablePPO (``selfplay``, its SB3 ``callbacks``, the SB3 <-> ``.npz``
   ``export``);
 - ``exit/``: expert iteration (``run``, ``selfplay`` games, the ``model``, ``checkpoint``);

@@ -298,14 +298,6 @@ def old_key_path(key: str, trainer: str) -> list[str] | None:
     return None
 
 
-def _deprecated_vec_env(value: Any) -> None:
-    """The one runtime needs no engine choice: an old ``vec_env`` asking for Python games is
-    said once and ignored (``auto`` and ``native`` are what runs anyway)."""
-    if value not in ("auto", "native"):
-        print(f"warning: config key 'vec_env' is deprecated and ignored (the "
-              f"native core steps every game), got {value!r}", file=sys.stderr)
-
-
 def _old_trainer(value: Any) -> Any:
     """The trainer an old ``backend`` value named (``sb3`` is ``ppo``; ``exit`` and ``rllib``
     kept their names; anything else is left to the check)."""
@@ -326,12 +318,13 @@ def normalize(data: dict[str, Any]) -> dict[str, Any]:
     moved: dict[str, dict[str, Any]] = {}
     for key, value in data.items():
         key = str(key)
-        if key == "backend":
-            if "trainer" not in data:
-                out["trainer"] = _old_trainer(value)
+        if key == "backend":  # the trainer it names, unless a trainer key is given too
+            out["trainer"] = trainer
             continue
-        if key == "vec_env":
-            _deprecated_vec_env(value)
+        if key == "vec_env":  # one runtime: only an old ask for Python games is worth a word
+            if value not in ("auto", "native"):
+                print(f"warning: config key 'vec_env' is deprecated and ignored (the "
+                      f"native core steps every game), got {value!r}", file=sys.stderr)
             continue
         path = old_key_path(key, trainer)
         if path is None:
@@ -457,11 +450,10 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
         if head in _REPLACED_KEYS:
             data[head] = {key.partition(".")[2]: value} if "." in key else value
             continue  # from_dict says what replaced the key
-        if head == "backend":  # the old name of trainer, given on the command line: it wins
-            data["trainer"] = _old_trainer(value)
-            continue
-        if head == "vec_env":
-            _deprecated_vec_env(value)
+        if head in ("backend", "vec_env"):  # old keys are read in one place
+            if head == "backend":  # the old name of trainer, given on the command line: it wins
+                data.pop("trainer", None)
+            data = normalize({**data, head: value})
             continue
         *parents, last = _override_path(key, _trainer_of(data))
         node = data
@@ -512,6 +504,3 @@ def schema_markdown() -> str:
         rows += schema_rows(cls, f"{name}.")
     return "\n".join(rows)
 
-
-if __name__ == "__main__":
-    print(schema_markdown())

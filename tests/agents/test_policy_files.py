@@ -224,13 +224,6 @@ def test_a_policy_in_memory_plays_as_its_file_does(tmp_path: Path) -> None:
     assert moves[:half] == moves[half:] and half > 10
 
 
-def test_train_export_reexports_the_agents_layer_format() -> None:
-    from zavandor_env.agents import policy_file
-    from zavandor_env.train.ppo import export
-    for name in ("NumpyPolicy", "PolicyFileError", "load_policy", "save_policy"):
-        assert getattr(export, name) is getattr(policy_file, name)
-
-
 def test_the_policy_agent_avoids_the_curse_unless_told_not_to() -> None:
     """The 6-player policy, trained under the affordability filter, overbids under the
     rulebook's Curse; with ``avoid_curse`` (the default) it never bids what it cannot pay."""

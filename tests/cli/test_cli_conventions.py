@@ -261,7 +261,7 @@ def test_a_resumed_run_prints_its_folder_when_it_starts(
 def test_the_end_of_a_run_prints_commands_that_evaluate_and_publish_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from zavandor_env.train.cli import report
+    from zavandor_env.cli.train import report
 
     monkeypatch.chdir(tmp_path)
     run = fake_run(tmp_path).relative_to(tmp_path)

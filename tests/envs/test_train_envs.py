@@ -17,10 +17,10 @@ from zavandor_env.envs.opponents import PoolSpec  # noqa: E402
 from zavandor_env.envs.sb3 import NativeVecEnv  # noqa: E402
 from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES  # noqa: E402
 from zavandor_env.train.common import evaluate as evaluate_module  # noqa: E402
-from zavandor_env.train.common.env_factory import make_native_vec_env  # noqa: E402
 from zavandor_env.train.common.evaluate import evaluate  # noqa: E402
 from zavandor_env.train.config import TrainConfig  # noqa: E402
 from zavandor_env.train.ppo.config import PPOConfig  # noqa: E402
+from zavandor_env.train.ppo.selfplay import make_vec_env  # noqa: E402
 
 # Cut off after 12 decisions; no overbidding, so no one is put out of the game before that.
 SHORT_GAME = {"max_decisions": 12, "allow_overbid": False}
@@ -57,7 +57,7 @@ def test_the_configs_reward_and_rule_options_reach_the_training_env() -> None:
     cfg = TrainConfig(game={"max_decisions": 60}, vp_delta=0.01, step_reward=-0.125,
                       truncation_reward=-3.0, opponent_weights={"random": 1.0}, learner_seat=1,
                       ppo=PPOConfig(n_envs=2))
-    env = make_native_vec_env(cfg, PoolSpec(cfg.opponent_weights))
+    env = make_vec_env(cfg, PoolSpec(cfg.opponent_weights)).venv  # inside SB3's VecMonitor
     assert env.num_envs == 2 and env.num_players == cfg.num_players
     assert env.venv.reward_config.to_dict() == {"reward": "win", "vp_delta": 0.01,
                                                 "step_reward": -0.125,

@@ -254,7 +254,7 @@ def test_pool_pruning_deletes_only_regular_snapshot_files_of_its_own_folder(tmp_
 
 
 def test_labels_from_a_run_folder_print_escaped_in_the_run_report(tmp_path, capsys):
-    from zavandor_env.train.cli import report
+    from zavandor_env.cli.train import report
 
     run = tmp_path / "run"
     run.mkdir()

@@ -91,6 +91,9 @@ ALLOWED = {
         "`Game.describe()` (the docs' table as text), imported only when called",
     ("zavandor_env.engine.game", "zavandor_env.render.svg"):
         "`Game.to_svg()` (the docs' picture of the table), imported only when called",
+    ("zavandor_env.train.common.publish", "zavandor_env.cli.train"):
+        "`python -m zavandor_env.train.common.publish` (the docs' older spelling of `zavandor "
+        "publish`), imported only when the module runs as a script",
 }
 
 #: Top-level names that are folders of the repository but not installed packages.

@@ -240,14 +240,16 @@ def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_re
         prior_search: None, target: str) -> None:
     from zavandor_env.agents.policy_file import NumpyPolicy
     from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit.config import ExitConfig
     from zavandor_env.train.exit.model import ExitModel
     from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
     model = ExitModel([16], "tanh")
     policy: NumpyPolicy = model.to_policy()
     config = GameConfig(num_players=2, max_decisions=300, allow_overbid=False)
-    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 5,
-                                         "win", -1.0, target))
+    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11,
+                                         ExitConfig(iterations=6, temperature_moves=5,
+                                                    target=target), "win", -1.0))
     batch = record.batch
     assert len(batch) > 10
     assert (batch.target[~batch.mask] == 0).all()
@@ -259,8 +261,9 @@ def test_selfplay_targets_are_distributions_over_legal_actions_and_values_are_re
         assert (batch.target.max(1) < 1.0).any()
     # Values are the final rewards of the 2-player "win" scheme (or the truncation reward).
     assert set(np.unique(batch.value)) <= {-1.0, 1.0, 0.0}
-    again = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 5,
-                                        "win", -1.0, target))
+    again = play_selfplay_game(GameTask(policy, config.to_dict(), 11,
+                                        ExitConfig(iterations=6, temperature_moves=5,
+                                                   target=target), "win", -1.0))
     assert np.array_equal(again.batch.target, batch.target)  # seeded: the same game
 
 
@@ -272,6 +275,7 @@ def test_with_network_play_the_network_moves_and_the_search_only_labels(
     from zavandor_env.agents.policy_file import NumpyPolicy
     from zavandor_env.encoding.observation import ObservationEncoder
     from zavandor_env.engine import Game, GameConfig
+    from zavandor_env.train.exit.config import ExitConfig
     from zavandor_env.train.exit.model import ExitModel
     from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
@@ -288,8 +292,9 @@ def test_with_network_play_the_network_moves_and_the_search_only_labels(
 
     monkeypatch.setattr(NumpyPolicy, "act", act)
     temperature = 3
-    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6},
-                                         temperature, "win", -1.0, "move", play="network"))
+    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11,
+                                         ExitConfig(iterations=6, temperature_moves=temperature,
+                                                    play="network"), "win", -1.0))
     batch = record.batch
     assert len(asked) == len(batch) > 10
     assert sum(not greedy for _, greedy in asked) == 2 * temperature  # per seat
@@ -325,6 +330,7 @@ def test_search_below_leaves_the_networks_sure_decisions_unsearched(
 
     from zavandor_env.engine import GameConfig
     from zavandor_env.train.exit import selfplay as exit_mod
+    from zavandor_env.train.exit.config import ExitConfig
     from zavandor_env.train.exit.model import ExitModel
     from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
@@ -340,9 +346,10 @@ def test_search_below_leaves_the_networks_sure_decisions_unsearched(
     monkeypatch.setattr(exit_mod, "make_search",
                         lambda policy, params: CountingSearch(policy, **params))
     config = GameConfig(num_players=2, max_decisions=300, allow_overbid=False)
-    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11, {"iterations": 6}, 3,
-                                         "win", -1.0, "move", play="network",
-                                         search_below=below))
+    record = play_selfplay_game(GameTask(policy, config.to_dict(), 11,
+                                         ExitConfig(iterations=6, temperature_moves=3,
+                                                    play="network", search_below=below),
+                                         "win", -1.0))
     batch = record.batch
     probs = np.stack([policy.probabilities(o, m) for o, m in zip(batch.obs, batch.mask)])
     sure = probs.max(1) >= below
@@ -431,6 +438,7 @@ def _prior_batch(net_arch: list[int], iterations: int) -> tuple[Any, Any]:
     import torch
 
     from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit.config import ExitConfig
     from zavandor_env.train.exit.model import ExitModel
     from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
@@ -438,7 +446,8 @@ def _prior_batch(net_arch: list[int], iterations: int) -> tuple[Any, Any]:
     model = ExitModel(net_arch, "tanh")
     config = GameConfig(num_players=2, max_decisions=150, allow_overbid=False)
     batch = play_selfplay_game(GameTask(model.to_policy(), config.to_dict(), 5,
-                                        {"iterations": iterations}, 1000, "win", -1.0)).batch
+                                        ExitConfig(iterations=iterations, temperature_moves=1000),
+                                        "win", -1.0)).batch
     return model, batch
 
 
@@ -502,6 +511,7 @@ def test_a_frozen_critic_keeps_its_weights_while_the_actor_learns(prior_search: 
 
     from zavandor_env.engine import GameConfig
     from zavandor_env.train.config import from_dict
+    from zavandor_env.train.exit.config import ExitConfig
     from zavandor_env.train.exit.model import ExitModel, make_optimizer, train_step
     from zavandor_env.train.exit.selfplay import GameTask, play_selfplay_game
 
@@ -510,7 +520,8 @@ def test_a_frozen_critic_keeps_its_weights_while_the_actor_learns(prior_search: 
     model = ExitModel(cfg.net_arch, cfg.activation)
     config = GameConfig(num_players=2, max_decisions=150, allow_overbid=False)
     batch = play_selfplay_game(GameTask(model.to_policy(), config.to_dict(), 5,
-                                        {"iterations": 8}, 1000, "win", -1.0)).batch
+                                        ExitConfig(iterations=8, temperature_moves=1000),
+                                        "win", -1.0)).batch
     before = model.to_policy()
     train_step(model, make_optimizer(model, cfg), batch, cfg, np.random.default_rng(0))
     after = model.to_policy()
@@ -522,12 +533,14 @@ def test_a_frozen_critic_keeps_its_weights_while_the_actor_learns(prior_search: 
 
 def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> None:
     from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit.config import ExitConfig
     from zavandor_env.train.exit.model import ExitModel
     from zavandor_env.train.exit.selfplay import GameTask, SelfPlayPool
 
     config = GameConfig(num_players=2, max_decisions=120, allow_overbid=False).to_dict()
-    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
-                      "win", -1.0) for seed in (1, 2, 3)]
+    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed,
+                      ExitConfig(iterations=3, temperature_moves=3), "win", -1.0)
+             for seed in (1, 2, 3)]
     pool = SelfPlayPool(2, play=_play_with_prior)
     try:
         parallel = pool.play(tasks)
@@ -542,12 +555,14 @@ def test_two_worker_processes_play_the_same_games_as_one(prior_search: None) -> 
 
 def test_a_dead_worker_is_one_error_not_a_hang() -> None:
     from zavandor_env.engine import GameConfig
+    from zavandor_env.train.exit.config import ExitConfig
     from zavandor_env.train.exit.model import ExitModel
     from zavandor_env.train.exit.selfplay import GameTask, SelfPlayError, SelfPlayPool
 
     config = GameConfig(num_players=2, max_decisions=3000, allow_overbid=False).to_dict()
-    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed, {"iterations": 3}, 3,
-                      "win", -1.0) for seed in range(40)]
+    tasks = [GameTask(ExitModel([8], "tanh").to_policy(), config, seed,
+                      ExitConfig(iterations=3, temperature_moves=3), "win", -1.0)
+             for seed in range(40)]
     pool = SelfPlayPool(2, play=_play_with_prior)
     try:
         os.kill(min(pool.worker_pids), signal.SIGKILL)

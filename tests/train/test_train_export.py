@@ -12,15 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from zavandor_env.train.ppo.export import (
-    NumpyPolicy,
-    PolicyFileError,
-    load_policy,
-    main,
-    policy_from_sb3,
-    policy_from_sb3_zip,
-    save_policy,
-)
+from zavandor_env.agents.policy_file import NumpyPolicy, PolicyFileError, load_policy, save_policy
+from zavandor_env.train.ppo.export import main, policy_from_sb3, policy_from_sb3_zip
 
 
 def small_policy(obs_dim: int = 7, actions: int = 5, seed: int = 0) -> NumpyPolicy:

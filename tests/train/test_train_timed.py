@@ -98,7 +98,7 @@ def test_a_policy_already_kept_at_a_mark_is_never_replaced(tmp_path: Path) -> No
 def test_the_run_clock_goes_on_from_the_checkpoints_minutes(tmp_path: Path) -> None:
     clock = FakeClock()
     timed = TimedPolicies(tmp_path, [1, 5], clock=clock)
-    timed.resume_at(3.0)  # mark 1 went by before the checkpoint: not kept again
+    timed.resume_at({STATE_KEY: 3.0})  # mark 1 went by before the checkpoint: not kept again
     assert timed.pending == [5.0] and timed.elapsed_minutes() == 3.0
     clock.now += 60
     assert timed.before_update(lambda info: pytest.fail("built too early"), {}) == []

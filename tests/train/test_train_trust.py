@@ -326,7 +326,7 @@ def test_a_nan_pool_snapshot_is_a_broken_checkpoint_not_a_crash_later(tmp_path: 
 def test_the_closing_report_survives_a_malformed_eval_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
 ) -> None:
-    from zavandor_env.train.cli import report
+    from zavandor_env.cli.train import report
 
     (tmp_path / "eval.json").write_text(text)
     report(tmp_path)

@@ -164,8 +164,6 @@ def inside(folder: Path, name: object, what: str) -> Path:
 
 #: The folders of a run folder that a run writes in and prunes: never symlinks.
 RUN_SUBFOLDERS = ("checkpoints", "pool")
-#: The files of a run folder that a run reads: never symlinks, never folders.
-RUN_FILES = ("config.yaml",)
 
 
 def run_folder(run_dir: str | Path) -> Folder:
@@ -178,8 +176,7 @@ def run_folder(run_dir: str | Path) -> Folder:
         folder = Folder.open(run_dir, what=f"run folder {str(run_dir)!r}")
         for sub in RUN_SUBFOLDERS:
             folder.dir(sub)
-        for name in RUN_FILES:
-            folder.file(name)
+        folder.file("config.yaml")  # what a run reads: never a symlink, never a folder
         folder.file("checkpoints", LATEST)
     except FolderError as exc:
         raise CheckpointError(str(exc)) from None

@@ -17,26 +17,10 @@ replaced only with ``--overwrite``; files there that publish does not write are 
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
-
-#: What ``zavandor publish --help`` says before the options.
-DESCRIPTION = (
-    "Copies a training run's weights-only policy.npz and its config.yaml (and resumes.jsonl) "
-    "to --out and writes eval.json: the policy's win rates with 95% Wilson intervals, mean "
-    "VP and rounds over --games fresh games against each of the config's eval_opponents, "
-    "sampled and greedy.  The games come first: an interrupted publish writes nothing.  A "
-    "folder that is not empty (an earlier publish, or a policy shipped with the package) is "
-    "replaced only with --overwrite.")
-
-EXAMPLES = """examples:
-  # after zavandor train: publish the run it printed
-  zavandor publish runs/quick__1__20260101-120000 --out published/quick
-  # evaluate a shipped policy again into a folder of your own (a shipped folder works as RUN)
-  zavandor publish train/checkpoints/selfplay_2p --out my_selfplay_2p --games 20"""
 
 
 class PublishError(ValueError):
@@ -125,66 +109,7 @@ def _write(run_dir: Path, out: Path, figures: dict[str, Any]) -> None:
     write_atomic(out / "eval.json", json.dumps(figures, indent=2))
 
 
-def _count(low: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
-        return value
+if __name__ == "__main__":  # the older spelling of ``zavandor publish``, shown in docs/
+    from zavandor_env.cli.train import publish_main
 
-    parse.__name__ = "integer"
-    return parse
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``zavandor publish`` (and of ``python -m
-    zavandor_env.train.common.publish``)."""
-    parser.add_argument("run_dir", metavar="RUN_DIR", type=Path,
-                        help="a training run folder (printed by zavandor train), or a "
-                        "published one to evaluate again")
-    parser.add_argument("--out", metavar="DIR", type=Path, required=True,
-                        help="the folder to publish to: new or empty, or given with --overwrite")
-    parser.add_argument("--games", type=_count(1), default=200,
-                        help="evaluation games per opponent and policy mode (default 200)")
-    parser.add_argument("--seed", type=_count(0), default=12345,
-                        help="first deal seed of the evaluation games (default 12345)")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace the policy.npz, config.yaml and eval.json already in --out "
-                        "(an earlier publish, or a shipped policy's folder)")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``zavandor publish``; return the exit code (errors: one line, exit code 2)."""
-    from zavandor_env.io.printable import terminal_safe
-
-    try:
-        publish(args.run_dir, args.out, args.games, args.seed, overwrite=args.overwrite)
-    except (OSError, ValueError) as exc:
-        text = exc.strerror if isinstance(exc, OSError) and exc.filename and exc.strerror else exc
-        where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
-        print(f"zavandor publish: {terminal_safe(f'{text}{where}', one_line=True)}",
-              file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nzavandor publish: interrupted (the files are written after the games)",
-              file=sys.stderr)
-        return 130
-    print(f"published {args.run_dir} to {args.out} (agent spec: "
-          f"policy:path={args.out / 'policy.npz'})")
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m zavandor_env.train.common.publish``: the same command as ``zavandor publish``."""
-    parser = argparse.ArgumentParser(prog="python -m zavandor_env.train.common.publish",
-                                     description=DESCRIPTION, epilog=EXAMPLES,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(publish_main())

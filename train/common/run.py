@@ -41,7 +41,6 @@ from zavandor_env.train.common.checkpointing import (
     saving,
     write_text_atomic,
 )
-from zavandor_env.train.common.timed import STATE_KEY as TIMED_STATE_KEY
 from zavandor_env.train.config import TrainConfig, check_run, load_config
 
 __all__ = ["TrainingInterrupted", "load_run_config", "open_run", "save_step"]
@@ -229,6 +228,14 @@ def save_step(run_dir: Path, checkpoints: CheckpointWriter, step: int, what: str
         write_text_atomic(run_dir / "eval.json", json.dumps(figures, indent=2))
 
 
-def clock_state(timed: Any) -> dict[str, float]:
-    """The run's training clock for a checkpoint's state (``keep_policy_minutes``)."""
-    return {TIMED_STATE_KEY: timed.elapsed_minutes()}
+def league_state(checkpoint: Checkpoint | None, pool: Any) -> tuple[Any, dict[str, Any]]:
+    """The rating and totals a step-counting run (PPO, RLlib) goes on with, its ``pool`` (the
+    snapshot pool or the league) loaded as the checkpoint left them; fresh ones for a new run."""
+    from zavandor_env.train.common.rating import PoolRating
+
+    rating, totals = PoolRating(), {"illegal_actions": 0}
+    if checkpoint is not None:
+        pool.load_state_dict(checkpoint.state["pool"])
+        rating.load_state_dict(checkpoint.state["rating"])
+        totals.update(checkpoint.state.get("totals", {}))
+    return rating, totals

@@ -61,11 +61,16 @@ class TimedPolicies:
         path = self.run_dir / timed_policy_name(mark)
         return path.exists() or path.is_symlink()
 
-    def resume_at(self, minutes: float) -> None:
-        """Continue the run's clock at ``minutes`` (the checkpoint's :data:`STATE_KEY`): the
-        marks at or before it passed in the run already and are not kept again."""
-        self.offset = float(minutes)
+    def resume_at(self, state: dict[str, Any]) -> None:
+        """Continue the run's clock at a resumed checkpoint's minutes (:data:`STATE_KEY` of
+        its ``state``; none: 0): the marks at or before them passed in the run already and are
+        not kept again."""
+        self.offset = float(state.get(STATE_KEY, 0.0))
         self.pending = [m for m in self.pending if m > self.offset]
+
+    def state(self) -> dict[str, float]:
+        """The run's clock for a checkpoint's state (what :meth:`resume_at` reads back)."""
+        return {STATE_KEY: self.elapsed_minutes()}
 
     def elapsed_minutes(self) -> float:
         """The run's clock: minutes before this invocation plus those since it started."""

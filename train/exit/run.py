@@ -84,13 +84,11 @@ from zavandor_env.train.common.checkpointing import (
 )
 from zavandor_env.train.common.run import (
     TrainingInterrupted,
-    clock_state,
     open_run,
     save_step,
     seed_everything,
     warn,
 )
-from zavandor_env.train.common.timed import STATE_KEY as TIMED_STATE_KEY
 from zavandor_env.train.common.timed import TimedPolicies
 from zavandor_env.train.config import TrainConfig
 from zavandor_env.train.exit.checkpoint import (
@@ -159,8 +157,7 @@ class _Run:
             print(line)
         self.checkpoints = CheckpointWriter(run_dir, checkpoint, shape=model_shape(cfg))
         self.timed = TimedPolicies(run_dir, cfg.keep_policy_minutes)
-        if checkpoint is not None:  # the run's clock goes on from the checkpoint's minutes
-            self.timed.resume_at(float(checkpoint.state.get(TIMED_STATE_KEY, 0.0)))
+        self.timed.resume_at(checkpoint.state if checkpoint is not None else {})  # clock goes on
         self.game_config = cfg.game_config()
         self.labels = spec_labels(cfg)
 
@@ -176,7 +173,7 @@ class _Run:
         state = {"pool": {}, "rating": self.rating.state_dict(), "totals": self.totals,
                  "generation": gen, "replay_generations": generations,
                  "rng": self.rng.bit_generator.state, "eval": self.last_eval,
-                 **clock_state(self.timed)}
+                 **self.timed.state()}
         figures = {"generation": gen, "step": int(self.totals["searched"]),
                    "illegal_actions": 0, "eval": self.last_eval}
         save_step(self.run_dir, self.checkpoints, gen, f"checkpoint of generation {gen}",
@@ -198,11 +195,8 @@ class _Run:
     def play(self, pool: SelfPlayPool) -> list[GameRecord]:
         """The self-play games of the next generation."""
         cfg, policy = self.cfg, self.model.to_policy()
-        tasks = [GameTask(policy, self.game_config.to_dict(),
-                          _game_seed(cfg, self.generation, g), cfg.exit.search_params(),
-                          cfg.exit.temperature_moves, cfg.reward, cfg.truncation_reward,
-                          cfg.exit.target, cfg.exit.q_scale, cfg.exit.q_visit, cfg.exit.play,
-                          cfg.exit.search_below)
+        tasks = [GameTask(policy, self.game_config.to_dict(), _game_seed(cfg, self.generation, g),
+                          cfg.exit, cfg.reward, cfg.truncation_reward)
                  for g in range(cfg.exit.games)]
         return pool.play(tasks)
 
@@ -228,8 +222,7 @@ class _Run:
         return losses
 
     def close(self) -> None:
-        self.writer.flush()
-        self.writer.close()
+        self.writer.close()  # flushes first
 
 
 def train_exit(cfg: TrainConfig | None = None, resume: str | Path | None = None,
@@ -326,15 +319,14 @@ def _game_seed(cfg: TrainConfig, generation: int, game: int) -> int:
 def _chart(writer: Any, gen: int, records: list[GameRecord], batch: DecisionBatch,
            data: DecisionBatch, losses: dict[str, float], play_seconds: float,
            train_seconds: float, totals: dict[str, Any]) -> None:
-    for key in ("policy", "value", "total", "entropy", "target_entropy", "anchor_kl",
-                "deviations"):
-        if key in losses:
-            writer.add_scalar(f"loss/{key}" if key in ("policy", "value", "total")
-                              else f"policy/{key}", losses[key], gen)
+    scalars: dict[str, Any] = {
+        f"{'loss' if key in ('policy', 'value', 'total') else 'policy'}/{key}": losses[key]
+        for key in ("policy", "value", "total", "entropy", "target_entropy", "anchor_kl",
+                    "deviations") if key in losses}
     if "policy" in losses:
-        writer.add_scalar("policy/kl_to_target", losses["policy"] - losses["target_entropy"], gen)
+        scalars["policy/kl_to_target"] = losses["policy"] - losses["target_entropy"]
     minutes = max(play_seconds, 1e-9) / 60.0
-    scalars = {
+    scalars.update({
         "selfplay/games_per_min": len(records) / minutes,
         "selfplay/decisions_per_min": sum(r.decisions for r in records) / minutes,
         "selfplay/searched_per_min": sum(r.searched for r in records) / minutes,
@@ -346,7 +338,7 @@ def _chart(writer: Any, gen: int, records: list[GameRecord], batch: DecisionBatc
         "train/replay_decisions": len(data),
         "train/seconds": train_seconds,
         "train/total_searched": totals["searched"],
-    }
+    })
     for name, value in scalars.items():
         writer.add_scalar(name, float(value), gen)
 

@@ -9,12 +9,13 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 if TYPE_CHECKING:
     from zavandor_env.agents.policy_file import NumpyPolicy
+    from zavandor_env.train.exit.config import ExitConfig
 
 #: The arrays of one generation's decisions, in the replay file as ``g<generation>.<name>``.
 BATCH_FIELDS: Final = ("obs", "mask", "target", "value")
@@ -70,19 +71,10 @@ class GameTask:
     game: dict[str, Any]
     """GameConfig as a dict"""
     seed: int
-    search: dict[str, Any]
-    temperature_moves: int
+    exit: ExitConfig
+    """the trainer's section: the search, who plays, the temperature moves and the targets"""
     reward: str
     truncation_reward: float
-    target: str = "move"
-    """``exit_target``: ``move``, ``completed_q`` or ``visits``"""
-    q_scale: float = 1.0
-    q_visit: int = 50
-    play: Literal["search", "network"] = "search"
-    """``exit_play``: who moves, ``search`` or ``network`` (the search then only labels)"""
-    search_below: float = 1.0
-    """``exit_search_below``: with ``play`` network and ``target`` move, decisions the network
-    plays with at least this probability are labelled with its move, unsearched"""
 
 
 @dataclass
@@ -166,7 +158,7 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
     start = time.perf_counter()
     config = GameConfig.from_dict(task.game)
     game = Game.new(config, seed=task.seed)
-    search = make_search(task.policy, task.search)
+    search = make_search(task.policy, task.exit.search_params())
     rng = np.random.default_rng(task.seed)
     encoder = ObservationEncoder()
     searched = [0] * config.num_players
@@ -186,7 +178,7 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
         sure = _sure_move(task, observation, mask)
         if sure is not None:
             # The network is sure: its move is the label (the search would agree), unsearched.
-            greedy = searched[seat] >= task.temperature_moves
+            greedy = searched[seat] >= task.exit.temperature_moves
             action = sure if greedy else task.policy.act(observation, mask, rng)
             rows.append((observation, mask, np.eye(mask.shape[0], dtype=np.float32)[sure], seat))
             searched[seat] += 1
@@ -215,12 +207,12 @@ def play_selfplay_game(task: GameTask) -> GameRecord:
 def _move(task: GameTask, visits: np.ndarray, observation: np.ndarray, mask: np.ndarray,
           rng: np.random.Generator, searched: int) -> int:
     """The move played at a searched decision, the seat's ``searched``-th."""
-    if task.play == "network":
+    if task.exit.play == "network":
         # The network's own move: sampled early (diversity), then its most probable legal
         # action, the way it plays when evaluated.
         return int(task.policy.act(observation, mask, rng,
-                                   deterministic=searched >= task.temperature_moves))
-    if searched < task.temperature_moves:
+                                   deterministic=searched >= task.exit.temperature_moves))
+    if searched < task.exit.temperature_moves:
         p = visits.astype(np.float64)  # float32 rounding would fail choice()'s sum check
         return int(rng.choice(p.shape[0], p=p / p.sum()))
     return int(np.argmax(visits))
@@ -229,27 +221,28 @@ def _move(task: GameTask, visits: np.ndarray, observation: np.ndarray, mask: np.
 def _target(task: GameTask, result: Any, visits: np.ndarray, observation: np.ndarray,
             mask: np.ndarray) -> np.ndarray:
     """The policy target of a searched decision (``exit.target``)."""
-    if task.target == "move":
+    if task.exit.target == "move":
         # The search's own choice (its most visited allowed action: the trainer runs it at
         # temperature 0), not a temperature move's draw.
         return np.eye(mask.shape[0], dtype=np.float32)[int(result.action)]
-    if task.target == "completed_q":
+    if task.exit.target == "completed_q":
         if result.q is None:
             raise ValueError("exit.target completed_q needs the search's root action "
                              "values (SearchResult.q); this search gives none")
         return completed_q_target(task.policy.logits(observation), result.q, result.visits,
-                                  mask, task.q_scale, task.q_visit)
+                                  mask, task.exit.q_scale, task.exit.q_visit)
     return visits
 
 
 def _sure_move(task: GameTask, observation: np.ndarray, mask: np.ndarray) -> int | None:
     """The network's most probable legal action when ``exit_search_below`` leaves the
     decision unsearched (that action's probability is at least the threshold), else None."""
-    if task.search_below >= 1.0 or task.play != "network" or task.target != "move":
+    section = task.exit
+    if section.search_below >= 1.0 or section.play != "network" or section.target != "move":
         return None
     z = task.policy.masked_logits(observation, mask)
     top = int(np.argmax(z))
-    return top if 1.0 / float(np.exp(z - z[top]).sum()) >= task.search_below else None
+    return top if 1.0 / float(np.exp(z - z[top]).sum()) >= task.exit.search_below else None
 
 
 def _worker_init() -> None:

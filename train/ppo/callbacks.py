@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from zavandor_env.io.printable import terminal_safe
 from zavandor_env.train.common.charts import chart_games
 from zavandor_env.train.common.evaluate import EvalResult, evaluate_all, spec_labels
 from zavandor_env.train.common.pool import OpponentPool
@@ -67,8 +68,7 @@ class SelfPlayCallback(BaseCallback):
 
     # ---- SB3 hooks ------------------------------------------------------------------------
     def _on_training_start(self) -> None:
-        self._clock = time.perf_counter()
-        self._clock_step = self.num_timesteps
+        self._restart_clock()
         self._bar = progress_bar(self.cfg, self.num_timesteps)
 
     def _on_step(self) -> bool:
@@ -100,7 +100,7 @@ class SelfPlayCallback(BaseCallback):
         if self.snapshots.due(step) and not final:
             self.add_snapshot(step)
         if (self.evals.due(step) or final) and self.cfg.eval_games > 0:
-            self.run_evaluation(step)
+            self.run_evaluation()
         if self.checkpoints.due(step) or final:
             self.save_checkpoint(step)
         self.logger.dump(step)
@@ -118,15 +118,14 @@ class SelfPlayCallback(BaseCallback):
         self.training_env.env_method("set_pool", self.pool.spec())
         self.logger.record("pool/snapshots", len(self.pool.snapshots))
 
-    def run_evaluation(self, step: int) -> dict[str, EvalResult]:
+    def run_evaluation(self) -> None:
         """Evaluate the current policy against each evaluation opponent; chart the results."""
-        results = evaluate_all(policy_from_sb3(self.model), self.cfg, self._labels, self.rating,
-                               self.logger.record)
-        self.last_eval = results
-        if self._bar is not None and results:
-            self._bar.set_postfix({f"win_{self._labels[k][:4]}": f"{r.winrate:.2f}"
-                                   for k, r in results.items()}, refresh=False)
-        return results
+        self.last_eval = evaluate_all(policy_from_sb3(self.model), self.cfg, self._labels,
+                                      self.rating, self.logger.record)
+        if self._bar is not None and self.last_eval:
+            # labels may come from a run folder: escaped before the terminal
+            self._bar.set_postfix({f"win_{terminal_safe(self._labels[k][:4])}": f"{r.winrate:.2f}"
+                                   for k, r in self.last_eval.items()}, refresh=False)
 
     def log_statistics(self, step: int) -> None:
         """Chart the games finished since the last rollout and the learner's action mix."""

@@ -2,8 +2,7 @@
 
 The format itself -- :class:`NumpyPolicy`, :func:`save_policy`, :func:`load_policy`,
 :class:`PolicyFileError` -- belongs to the agents layer (:mod:`agents.policy_file`), which
-plays it without SB3 or torch; those names are re-exported here so existing importers keep
-working.  This module holds only what needs SB3's model layout:
+plays it without SB3 or torch.  This module holds only what needs SB3's model layout:
 
 * :func:`policy_from_sb3` copies the actor and the critic (value head) of an in-memory model
   (training, pool snapshots); :func:`policy_into_sb3` is its inverse (a run's ``init_policy``
@@ -28,33 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from zavandor_env.agents.policy_file import (
-    FORMAT,
-    SUFFIX,
-    VERSION,
-    NumpyPolicy,
-    PolicyFileError,
-    load_policy,
-    save_policy,
-)
+from zavandor_env.agents.policy_file import SUFFIX, NumpyPolicy, PolicyFileError, save_policy
 from zavandor_env.extras import install_command
 from zavandor_env.io.files import MAX_CONFIG_BYTES, parse_json
 from zavandor_env.io.params import one_line
 from zavandor_env.train.common.checkpointing import read_entry
-
-__all__ = [
-    "FORMAT",
-    "SUFFIX",
-    "VERSION",
-    "NumpyPolicy",
-    "PolicyFileError",
-    "check_layer_shapes",
-    "load_policy",
-    "policy_from_sb3",
-    "policy_from_sb3_zip",
-    "policy_into_sb3",
-    "save_policy",
-]
 
 
 # ---- from an in-memory model ----------------------------------------------------------------

@@ -28,9 +28,9 @@ from zavandor_env.train.common.checkpointing import (
 )
 from zavandor_env.train.common.run import (
     TrainingInterrupted,
-    clock_state,
     close_quietly,
     interrupted,
+    league_state,
     load_run_config,
     open_run,
     save_step,
@@ -48,12 +48,19 @@ PPO_ARGUMENTS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", 
 
 # ---- model ------------------------------------------------------------------------------------
 def make_vec_env(cfg: TrainConfig, spec: Any, start_step: int = 0) -> Any:
-    """The run's ``ppo.n_envs`` training games as one SB3 VecEnv on the native core."""
+    """The run's ``ppo.n_envs`` training games as one SB3 VecEnv on the native core
+    (:class:`~zavandor_env.envs.sb3.NativeVecEnv`, under SB3's ``VecMonitor`` for its
+    ``rollout/`` charts; the environments import nothing of training).  They are seeded from
+    ``cfg.seed`` and the step the run starts (or resumes) at, so a resumed run does not replay
+    the same games (SB3 reseeds them with the model's seed before training)."""
+    import numpy as np
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from zavandor_env.train.common.env_factory import make_native_vec_env
+    from zavandor_env.envs.sb3 import NativeVecEnv
 
-    return VecMonitor(make_native_vec_env(cfg, spec, start_step))  # SB3's rollout/ charts
+    seed = int(np.random.SeedSequence([cfg.seed, start_step]).generate_state(1)[0])
+    return VecMonitor(NativeVecEnv(cfg.ppo.n_envs, spec, cfg.num_players, seed=seed,
+                                   learner_seat=cfg.learner_seat, **cfg.env_options()))
 
 
 def make_model(cfg: TrainConfig, venv: Any, seed: int | None = None) -> Any:
@@ -105,8 +112,6 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
         TrainingInterrupted: Ctrl-C (a checkpoint is saved first when that is safe).
     """
     from zavandor_env.train.common.pool import OpponentPool
-    from zavandor_env.train.common.rating import PoolRating
-    from zavandor_env.train.common.timed import STATE_KEY as TIMED_STATE_KEY
     from zavandor_env.train.common.timed import TimedPolicies
     from zavandor_env.train.ppo.callbacks import SelfPlayCallback
     from zavandor_env.train.ppo.export import policy_from_sb3
@@ -116,14 +121,9 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
     seed_everything(cfg.seed + int(state.get("step", 0)), cfg.torch_threads)
     pool = OpponentPool(run_dir / "pool", cfg)
-    rating = PoolRating()
-    totals: dict[str, Any] = {"illegal_actions": 0}
-    if checkpoint is not None:
-        pool.load_state_dict(state["pool"])
-        rating.load_state_dict(state["rating"])
-        totals.update(state.get("totals", {}))
+    rating, totals = league_state(checkpoint, pool)
     timed = TimedPolicies(run_dir, cfg.keep_policy_minutes)
-    timed.resume_at(float(state.get(TIMED_STATE_KEY, 0.0)))  # the run's clock goes on
+    timed.resume_at(state)  # the run's clock goes on
     model, venv = _build_model(cfg, pool, checkpoint, init, run_dir)
     if checkpoint is not None:
         record_resume(run_dir, checkpoint.step, overrides)  # once everything it needs loaded
@@ -135,7 +135,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
                    "eval": {k: r.to_dict() for k, r in callback.last_eval.items()}}
         save_step(run_dir, checkpoints, step, f"checkpoint of step {step}", model.save,
                   {"n_updates": int(model._n_updates), "pool": pool.state_dict(),
-                   "rating": rating.state_dict(), "totals": totals, **clock_state(timed)},
+                   "rating": rating.state_dict(), "totals": totals, **timed.state()},
                   lambda info: policy_from_sb3(model, info), figures, cfg)
         pool.prune_files(checkpoints.kept_snapshot_files)
 

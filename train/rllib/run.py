@@ -32,7 +32,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +53,7 @@ from zavandor_env.train.common.pool import snapshot_label
 from zavandor_env.train.common.run import (
     close_quietly,
     interrupted,
+    league_state,
     load_run_config,
     open_run,
     progress_bar,
@@ -69,14 +69,6 @@ from zavandor_env.train.rllib.league import MAIN, League, scripted_id
 LEARNER_TAGS = {"policy_loss": "train/policy_gradient_loss", "vf_loss": "train/value_loss",
                 "entropy": "train/entropy", "mean_kl_loss": "train/approx_kl",
                 "vf_explained_var": "train/explained_variance", "total_loss": "train/loss"}
-
-
-def import_rllib() -> None:
-    """Import Ray's RLlib, or raise :class:`RayMissingError` naming the extra."""
-    try:
-        import ray.rllib  # noqa: F401  (RLlib's own dependencies: dm-tree, pyarrow...)
-    except ImportError as exc:
-        raise RayMissingError("backend rllib", one_line(exc)) from None
 
 
 # ---- the algorithm ----------------------------------------------------------------------------
@@ -97,9 +89,8 @@ def algorithm_config(cfg: TrainConfig, league: Any, start_step: int = 0) -> Any:
     from zavandor_env.train.rllib.stats import GameStatsCallback
 
     net = {"hidden": list(cfg.net_arch), "activation": cfg.activation}
-    specs = {MAIN: RLModuleSpec(module_class=MaskedActorCritic, model_config=net)}
-    for slot in league.slot_ids():
-        specs[slot] = RLModuleSpec(module_class=MaskedActorCritic, model_config=net)
+    specs = {module: RLModuleSpec(module_class=MaskedActorCritic, model_config=net)
+             for module in [MAIN, *league.slot_ids()]}
     for k, _spec in enumerate(league.specs):
         specs[scripted_id(k)] = RLModuleSpec(module_class=ScriptedModule,
                                              model_config={"delegate": NUM_ACTIONS + k})
@@ -234,22 +225,15 @@ class _Trainer:
         from torch.utils.tensorboard import SummaryWriter
 
         from zavandor_env.train.common.evaluate import spec_labels
-        from zavandor_env.train.common.rating import PoolRating
         from zavandor_env.train.common.run import Schedule
 
-        state: dict[str, Any] = checkpoint.state if checkpoint is not None else {}
         self.cfg = cfg
         self.run_dir = run_dir
-        self.start_step = int(state.get("step", 0))
+        self.start_step = checkpoint.step if checkpoint is not None else 0
         self.step = self.start_step
         seed_everything(cfg.seed + self.start_step, cfg.torch_threads)
         self.league = League(cfg)
-        self.rating = PoolRating()
-        self.totals: dict[str, Any] = {"illegal_actions": 0}
-        if checkpoint is not None:
-            self.league.load_state_dict(state.get("pool", {}))
-            self.rating.load_state_dict(state["rating"])
-            self.totals.update(state.get("totals", {}))
+        self.rating, self.totals = league_state(checkpoint, self.league)
         # RLlib's config check warns on every build that PPO now runs on its new API stack,
         # which is the one this backend is written for.
         logging.getLogger("ray.rllib.algorithms.algorithm_config").setLevel(logging.ERROR)
@@ -354,7 +338,10 @@ def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None
         TrainConfigError, CheckpointError: as :func:`zavandor_env.train.ppo.selfplay.train`.
         TrainingInterrupted: Ctrl-C (a checkpoint is saved first when that is safe).
     """
-    import_rllib()
+    try:  # RLlib has dependencies of its own (dm-tree, pyarrow...): say which one is missing
+        import ray.rllib  # noqa: F401
+    except ImportError as exc:
+        raise RayMissingError("backend rllib", one_line(exc)) from None
     # Ray first: a cluster that cannot be joined must not leave an empty run folder behind.
     planned = (cfg or load_config()) if resume is None else load_run_config(Path(resume),
                                                                             overrides)
@@ -387,6 +374,3 @@ def train_rllib(cfg: TrainConfig | None = None, resume: str | Path | None = None
             trainer.close()
     return run_dir
 
-
-if __name__ == "__main__":  # pragma: no cover - use `zavandor train --config ...`
-    print("use: zavandor train --config configs/rllib_quick.yaml", file=sys.stderr)

@@ -13,7 +13,9 @@ are not counted, as in the peer benchmarks).  Everything runs in this one proces
 Each engine row is timed on the C++ core twice: driven decision by decision through the
 :class:`Game` API (``[Game API]``: what an agent loop in Python gets) and by a loop inside C++
 (``[C++ loop]``: the engine itself, as OpenSpiel's and Pgx's native figures are measured).
-Both rows play the very same games.
+Both rows play the very same games.  The recorded games are also replayed on the oracle
+(``[oracle]``: the Python rules, :class:`~zavandor_env.engine.oracle.OracleGame`), the row
+the core's speed-up over the rules it is checked against is read from.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from zavandor_env.bench.records import (
 )
 from zavandor_env.engine import Game, GameConfig
 from zavandor_env.engine.native import core_module
+from zavandor_env.engine.oracle import OracleGame
 
 __all__ = ["BenchRow", "RecordedGame", "check_seconds"]  # re-exported: the rows' one definition
 
@@ -111,20 +114,22 @@ def record_heuristic_games(
 
 
 def bench_replay(games: Sequence[RecordedGame], num_players: int,
-                 seconds: float = 3.0) -> BenchRow:
+                 seconds: float = 3.0, rules: type[Game] = Game) -> BenchRow:
     """The engine's side of recorded games (``legal_actions()`` + ``apply()`` for every
-    decision), cycling through ``games`` for about ``seconds``."""
+    decision), cycling through ``games`` for about ``seconds``; ``rules=OracleGame`` times the
+    Python rules, the oracle, on the same games (the row the core's speed-up is read from)."""
     config = GameConfig(num_players=num_players)
+    where = "oracle" if rules is OracleGame else "Game API"
 
     def play(i: int) -> tuple[int, int, int]:
         record = games[i % len(games)]
-        game = Game.new(config, seed=record.seed)
+        game = rules.new(config, seed=record.seed)
         for action in record.actions:
             game.legal_actions()  # an agent needs them for every decision
             game.apply(action)
         return len(record.actions), game.truncated, game.round
 
-    return games_row("engine [Game API], replayed heuristic games", num_players, seconds, play)
+    return games_row(f"engine [{where}], replayed heuristic games", num_players, seconds, play)
 
 
 def bench_replay_native(games: Sequence[RecordedGame], num_players: int,
@@ -187,12 +192,14 @@ def bench_clone_native(num_players: int, seconds: float = 1.0, seed: int = 0,
 def engine_section(num_players: int, seconds: float,
                    seed: int) -> tuple[list[BenchRow], list[RecordedGame]]:
     """The engine rows of one player count: random play, heuristic self-play (recorded),
-    the recorded games replayed, clones; each through the Game API and in a C++ loop."""
+    the recorded games replayed (on the oracle too), clones; each through the Game API and
+    in a C++ loop."""
     seconds = check_seconds(seconds)
     selfplay, recorded = record_heuristic_games(num_players, seconds, seed)
     clone_seconds = min(1.0, seconds)
     rows = [bench_engine(num_players, seconds, seed),
             bench_engine_native(num_players, seconds, seed), selfplay,
+            bench_replay(recorded, num_players, seconds, rules=OracleGame),
             bench_replay(recorded, num_players, seconds),
             bench_replay_native(recorded, num_players, seconds),
             bench_clone(num_players, clone_seconds, record=recorded[0]),

@@ -18,7 +18,8 @@ def add_parser(sub: Any) -> None:
         "by the rules (heuristic self-play), beside PettingZoo peers",
         description="Times, per player count: uniformly random play; heuristic self-play "
         "(recorded once, agents included); the recorded games replayed through the engine; "
-        "state cloning -- each on the C++ core through the Game API and in a C++ loop; then "
+        "state cloning -- each on the C++ core through the Game API and in a C++ loop (the "
+        "replays also on the oracle, the Python rules); then "
         "the AEC env (env() and raw_env) with random play and the recorded games, the "
         "batched vector env, MCTS "
         "iterations per second, and the peers (PettingZoo texas_holdem_v4 and "
