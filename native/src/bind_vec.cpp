@@ -9,9 +9,10 @@
 //       planner_params: a _native.PlannerParams (agents.planner.native_planner_params), or
 //       None: then planner seats are refused (there is deliberately no default here).
 //   reseed(seed)
-//   reset_env(env, learner_seat, kinds, seed=None)   kinds: one int per seat (-1 the learner,
-//       0 random, 1 heuristic, 2 external, 3 novice, 4 naive, 5 planner); seed: force the
-//       game seed (tests)
+//   reset_env(env, learner_seat, kinds, seed=None, networks=None)   kinds: one int per seat
+//       (-1 the learner, 0 random, 1 heuristic, 2 external, 3 novice, 4 naive, 5 planner,
+//       6 network); seed: force the game seed (tests); networks: one entry per seat, a
+//       _native.Network for each network seat (None elsewhere)
 //   step(actions: int64[N])                          READY games only; an illegal action raises
 //                                                    ValueError before any game changes
 //   pending(out_env: int32[N], out_seat: int32[N]) -> M   lists the PENDING games
@@ -72,7 +73,7 @@ struct PyVecLearner {
   int env_index(const py::handle& env) const { return static_cast<int>(integer_in(env, 0, n() - 1, "env")); }
 
   void reset_env(const py::handle& env, const py::handle& seat, const py::handle& kinds_obj,
-                 const py::handle& seed) {
+                 const py::handle& seed, const py::handle& nets_obj) {
     const int i = env_index(env);
     const int learner = static_cast<int>(integer_in(seat, 0, p() - 1, "learner_seat"));
     if (py::isinstance<py::str>(kinds_obj) || !py::isinstance<py::sequence>(kinds_obj) ||
@@ -84,8 +85,22 @@ struct PyVecLearner {
       kinds[s] = static_cast<int8_t>(k < -128 || k > 127 ? 127 : k);
     }
     const long long game_seed = seed.is_none() ? -1 : integer_in(seed, 0, 0xFFFFFFFFLL, "seed");
+    std::shared_ptr<const zav::Network> nets[zav::MAX_PLAYERS];
+    if (!nets_obj.is_none()) {
+      if (py::isinstance<py::str>(nets_obj) || !py::isinstance<py::sequence>(nets_obj) ||
+          static_cast<int>(py::len(nets_obj)) != p())
+        throw py::value_error("networks must hold one entry per seat (" + std::to_string(p()) +
+                              "): a _native.Network or None");
+      for (int s = 0; s < p(); ++s) {
+        const py::object net = nets_obj[py::int_(s)];
+        if (net.is_none()) continue;
+        if (!py::isinstance<zav::Network>(net))
+          throw py::value_error("networks[" + std::to_string(s) + "] must be a _native.Network or None");
+        nets[s] = net.cast<std::shared_ptr<zav::Network>>();
+      }
+    }
     py::gil_scoped_release release;  // check_reset's std::invalid_argument is a ValueError
-    vec->reset_env(i, learner, kinds, game_seed);
+    vec->reset_env(i, learner, kinds, game_seed, nets);
   }
 
   void step(const py::handle& actions_obj) {
@@ -208,7 +223,7 @@ void register_vec(py::module_& m) {
       .def("reseed", [](PyVecLearner& s, const py::handle& seed) { s.vec->reseed(seed_words(seed)); },
            py::arg("seed"))
       .def("reset_env", &PyVecLearner::reset_env, py::arg("env"), py::arg("learner_seat"),
-           py::arg("kinds"), py::arg("seed") = py::none())
+           py::arg("kinds"), py::arg("seed") = py::none(), py::arg("networks") = py::none())
       .def("step", &PyVecLearner::step, py::arg("actions"))
       .def(
           "pending",

@@ -37,7 +37,8 @@ void VecLearner::reseed(const std::vector<uint32_t>& seed_words) {
     g.rng.seed_words({static_cast<uint32_t>(seeds_.randbelow(SEED_RANGE))});
 }
 
-void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds) const {
+void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds,
+                             const std::shared_ptr<const Network>* nets) const {
   if (env < 0 || env >= num_envs())
     throw std::invalid_argument("env must be in [0, " + std::to_string(num_envs()) + "), got " +
                                 std::to_string(env));
@@ -52,11 +53,22 @@ void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds) con
         throw std::invalid_argument("kinds[" + std::to_string(seat) +
                                     "] is the learner's seat and must be -1, got " +
                                     std::to_string(k));
-    } else if (k < KIND_RANDOM || k > KIND_PLANNER) {  // the kinds are 0..5
+    } else if (k < KIND_RANDOM || k > KIND_NETWORK) {  // the kinds are 0..6
       throw std::invalid_argument("kinds[" + std::to_string(seat) +
                                   "] must be 0 (random), 1 (heuristic), 2 (external), "
-                                  "3 (novice), 4 (naive) or 5 (planner), got " +
+                                  "3 (novice), 4 (naive), 5 (planner) or 6 (network), got " +
                                   std::to_string(k));
+    } else if (k == KIND_NETWORK) {
+      const Network* net = nets ? nets[seat].get() : nullptr;
+      if (!net)
+        throw std::invalid_argument("kinds[" + std::to_string(seat) +
+                                    "] is a network seat, which needs its network");
+      if (net->obs_dim() != OBS_SIZE || net->num_actions() != NUM_ACTIONS)
+        throw std::invalid_argument("the network of seat " + std::to_string(seat) + " reads " +
+                                    std::to_string(net->obs_dim()) + " values and scores " +
+                                    std::to_string(net->num_actions()) + " actions, the game " +
+                                    std::to_string(OBS_SIZE) + " and " +
+                                    std::to_string(NUM_ACTIONS));
     } else if ((k == KIND_HEURISTIC || k == KIND_NOVICE) && !has_weights_) {
       throw std::invalid_argument(
           "heuristic opponents need heuristic weights (VecLearner(..., heuristic_weights=...))");
@@ -68,8 +80,9 @@ void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds) con
   }
 }
 
-void VecLearner::reset_env(int env, int learner_seat, const int8_t* kinds, long long seed) {
-  check_reset(env, learner_seat, kinds);
+void VecLearner::reset_env(int env, int learner_seat, const int8_t* kinds, long long seed,
+                           const std::shared_ptr<const Network>* nets) {
+  check_reset(env, learner_seat, kinds, nets);
   VecGame& g = game(env);
   const uint32_t game_seed =
       seed >= 0 ? static_cast<uint32_t>(seed) : static_cast<uint32_t>(seeds_.randbelow(SEED_RANGE));
@@ -80,6 +93,9 @@ void VecLearner::reset_env(int env, int learner_seat, const int8_t* kinds, long 
   for (int seat = 0; seat < MAX_PLAYERS; ++seat)
     g.kinds[seat] =
         seat < config_.num_players ? kinds[seat] : static_cast<int8_t>(KIND_RANDOM);
+  for (int seat = 0; seat < MAX_PLAYERS; ++seat)
+    g.nets[seat] = seat < config_.num_players && g.kinds[seat] == KIND_NETWORK
+                       ? nets[seat] : nullptr;
   g.game_seed = game_seed;
   g.started = true;
   ++g.version;
@@ -115,6 +131,8 @@ void VecLearner::advance(int env) {
       action = novice_choose(c.s, seat, weights_, c.legal, n, novice_blunder_, g.rng);
     } else if (kind == KIND_RANDOM) {
       action = c.legal[g.rng.randbelow(static_cast<uint64_t>(n))];
+    } else if (kind == KIND_NETWORK) {
+      action = network_choose(g, seat, n);
     } else {
       const auto who = kind == KIND_HEURISTIC ? ScriptedPolicy::HEURISTIC
                        : kind == KIND_NAIVE   ? ScriptedPolicy::NAIVE
@@ -126,6 +144,21 @@ void VecLearner::advance(int env) {
   }
   g.status = VEC_DONE;
   g.deciding = -1;
+}
+
+int VecLearner::network_choose(VecGame& g, int seat, int n) {
+  const Core& c = g.core;
+  encode_observation(c.s, seat, net_obs_.data());
+  g.nets[seat]->forward(net_obs_.data(), net_logits_.data(), nullptr);
+  masked_softmax(net_logits_.data(), c.legal, n, 1.0, net_probs_.data());
+  // Inverse CDF: the first legal action whose cumulative probability passes u.
+  const double u = g.rng.random();
+  double cum = 0.0;
+  for (int i = 0; i < n - 1; ++i) {
+    cum += net_probs_[static_cast<std::size_t>(i)];
+    if (u < cum) return c.legal[i];
+  }
+  return c.legal[n - 1];
 }
 
 int VecLearner::first_illegal(const int64_t* actions) const {

@@ -18,6 +18,10 @@
 //                       safe fallback)
 //   KIND_PLANNER   (5)  planner_decide (naive.hpp), the bit-exact agents/planner.py with the
 //                       PlannerParams of set_planner, likewise
+//   KIND_NETWORK   (6)  a policy network (net.hpp) given per seat at reset_env: the seat's
+//                       observation, the actor's logits, an action sampled from their softmax
+//                       over the legal actions with one random() draw of the slot's rng (a
+//                       frozen self-play snapshot, played without a round trip to Python)
 // One game slot's opponents (random, novice, naive, planner) all draw from that slot's one rng,
 // in decision order; it is seeded once (constructor / reseed) and runs on across resets.
 // Decisions are applied exactly as _native.Core.apply applies a legal action (history, step,
@@ -25,11 +29,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine.hpp"
 #include "heuristic.hpp"
 #include "naive.hpp"
+#include "net.hpp"
+#include "observe.hpp"
 
 namespace zav {
 
@@ -47,6 +54,7 @@ struct VecGame {
   bool started = false;    // reset at least once
   uint32_t game_seed = 0;  // seed of the game in progress
   uint64_t version = 0;    // bumped by every reset and decision (stale pending lists)
+  std::shared_ptr<const Network> nets[MAX_PLAYERS];  // the KIND_NETWORK seats' networks
 };
 
 class VecLearner {
@@ -79,12 +87,16 @@ class VecLearner {
 
   // Checks (std::invalid_argument with a one-line message) that kinds[0..num_players) holds
   // KIND_LEARNER exactly at learner_seat and valid kinds elsewhere (heuristic and novice seats
-  // need set_weights, planner seats set_planner).
-  void check_reset(int env, int learner_seat, const int8_t* kinds) const;
+  // need set_weights, planner seats set_planner, network seats nets[seat]: a network of the
+  // observation's and the actions' sizes).
+  void check_reset(int env, int learner_seat, const int8_t* kinds,
+                   const std::shared_ptr<const Network>* nets = nullptr) const;
   // New game in slot env (game seed: the next draw, or `seed` if seed >= 0), then advance().
-  void reset_env(int env, int learner_seat, const int8_t* kinds, long long seed = -1);
+  // nets: one entry per seat (null where the seat is no KIND_NETWORK), or null for none.
+  void reset_env(int env, int learner_seat, const int8_t* kinds, long long seed = -1,
+                 const std::shared_ptr<const Network>* nets = nullptr);
 
-  // Plays the native seats (random, heuristic, novice, naive, planner) until the learner or an
+  // Plays the native seats (random, heuristic, novice, naive, planner, network) until the learner or an
   // external seat must decide or the game is over; sets the status.
   void advance(int env);
 
@@ -115,6 +127,8 @@ class VecLearner {
 
  private:
   void apply(VecGame& g, int action);
+  // The action of a KIND_NETWORK seat (n legal actions in the core's cache).
+  int network_choose(VecGame& g, int seat, int n);
 
   Config config_;
   std::vector<VecGame> games_;
@@ -130,6 +144,10 @@ class VecLearner {
     uint64_t version;
   };
   std::vector<Listed> listed_;  // the games listed by list_pending
+  // Scratch of network_choose (one call at a time per object).
+  std::vector<float> net_obs_ = std::vector<float>(OBS_SIZE);
+  std::vector<float> net_logits_ = std::vector<float>(NUM_ACTIONS);
+  std::vector<double> net_probs_ = std::vector<double>(NUM_ACTIONS);
 };
 
 }  // namespace zav

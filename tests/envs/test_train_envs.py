@@ -57,7 +57,7 @@ def test_the_configs_reward_and_rule_options_reach_the_training_env() -> None:
     cfg = TrainConfig(game={"max_decisions": 60}, vp_delta=0.01, step_reward=-0.125,
                       truncation_reward=-3.0, opponent_weights={"random": 1.0}, learner_seat=1,
                       ppo=PPOConfig(n_envs=2))
-    env = make_vec_env(cfg, PoolSpec(cfg.opponent_weights)).venv  # inside SB3's VecMonitor
+    env = make_vec_env(cfg, PoolSpec(cfg.opponent_weights))  # the training games
     assert env.num_envs == 2 and env.num_players == cfg.num_players
     assert env.venv.reward_config.to_dict() == {"reward": "win", "vp_delta": 0.01,
                                                 "step_reward": -0.125,

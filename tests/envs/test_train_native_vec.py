@@ -1,5 +1,5 @@
 """The native training VecEnv (``vec_env: native``): SB3's VecEnv conventions, TrainingEnv's
-statistics and pool draws, batched snapshot opponents, seeding, and a tiny MaskablePPO run."""
+statistics and pool draws, snapshot opponents played in the core, seeding, and a tiny PPO run."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from zavandor_env.agents.policy_file import NumpyPolicy  # noqa: E402
 from zavandor_env.encoding.observation import OBS_SIZE  # noqa: E402
 from zavandor_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from zavandor_env.envs.opponents import PoolSpec  # noqa: E402
-from zavandor_env.envs.sb3 import NativeVecEnv, SnapshotPolicy  # noqa: E402
+from zavandor_env.envs.sb3 import NativeVecEnv  # noqa: E402
 from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES  # noqa: E402
 from zavandor_env.train.config import TrainConfig, load_config  # noqa: E402
 
@@ -167,17 +167,10 @@ def test_native_and_python_path_opponents_with_their_labels(
     assert env.venv.native.agent_fallbacks == 0
 
 
-# ---- snapshots are batched ------------------------------------------------------------------
-class CountingPolicy:
-    """Stands in for a snapshot's NumpyPolicy: uniform logits, counts forwards and rows."""
-
-    def __init__(self) -> None:
-        self.batches: list[int] = []
-
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        assert obs.ndim == 2 and obs.dtype == np.float32
-        self.batches.append(len(obs))
-        return np.zeros((len(obs), NUM_ACTIONS), np.float32)
+# ---- snapshots play inside the core ----------------------------------------------------------
+def one_layer_policy(bias: np.ndarray) -> NumpyPolicy:
+    """A policy whose logits are ``bias`` whatever it observes."""
+    return NumpyPolicy([np.zeros((NUM_ACTIONS, OBS_SIZE), np.float32)], [bias])
 
 
 class RoundCounter:
@@ -196,10 +189,11 @@ class RoundCounter:
         return getattr(self.vec, name)
 
 
-def test_snapshot_opponents_answer_many_games_per_forward(monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
-    fakes = {"/pool/a.npz": CountingPolicy(), "/pool/b.npz": CountingPolicy()}
-    monkeypatch.setattr(netsearch, "_POLICIES", dict(fakes))
+def test_snapshot_opponents_play_inside_the_core_without_a_python_decision(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    uniform = np.zeros(NUM_ACTIONS, np.float32)
+    monkeypatch.setattr(netsearch, "_POLICIES", {"/pool/a.npz": one_layer_policy(uniform),
+                                                 "/pool/b.npz": one_layer_policy(uniform)})
     spec = PoolSpec({"snapshot": 1.0}, [("snap@000000001", "/pool/a.npz"),
                                         ("snap@000000002", "/pool/b.npz")], latest_share=0.5)
     env = NativeVecEnv(8, spec, num_players=3, seed=4, max_decisions=60)
@@ -209,29 +203,51 @@ def test_snapshot_opponents_answer_many_games_per_forward(monkeypatch: pytest.Mo
     rng = np.random.default_rng(3)
     for _ in range(40):
         env.step(random_actions(env.action_masks(), rng))
-    batches = [b for fake in fakes.values() for b in fake.batches]
-    assert batches and max(batches) > 2
-    assert sum(batches) > 1.3 * len(batches)  # several games per forward on average
-    # One forward per snapshot and round of pending decisions, never one per decision.
-    assert all(0 < len(fake.batches) <= rounds.pending_rounds for fake in fakes.values())
-    assert len(batches) >= rounds.pending_rounds  # every round asked some snapshot
+    assert rounds.pending_rounds == 0  # no opponent decision waited for Python
     labels = {lab for s in env.pop_stats() for e in s["episodes"] for lab in e["labels"]}
-    assert labels <= {"learner", "snap@000000001", "snap@000000002"} and len(labels) > 1
+    assert labels == {"learner", "snap@000000001", "snap@000000002"}
 
 
-def test_snapshot_policy_samples_legal_actions_by_probability() -> None:
-    rng = np.random.default_rng(0)
-    weights = [np.zeros((NUM_ACTIONS, OBS_SIZE), np.float32)]
+def test_a_network_opponent_samples_legal_actions_by_probability() -> None:
+    """The core samples a network seat's move from its softmax over the legal actions: a
+    1 : 3 bias between two actions shows in the moves it plays, and it never plays an
+    illegal action however likely the network finds it."""
+    from zavandor_env.engine import Game
+    from zavandor_env.envs.vector import NetworkOpponent, ZavandorVectorEnv
+
+    a, b = 0, 2  # legal at the first decision of every 2-player game (a turn's first choice)
+    illegal = 1  # never legal there, and by far the network's favourite
     bias = np.full(NUM_ACTIONS, -50.0, np.float32)
-    bias[[3, 5]] = [0.0, np.log(3.0)]  # 1 : 3 between actions 3 and 5
-    fn = SnapshotPolicy(NumpyPolicy(weights, [bias]), rng)
-    mask = np.zeros((4000, NUM_ACTIONS), bool)
-    mask[:, [3, 5, 7]] = True  # 7 is legal but nearly impossible
-    actions = fn(np.zeros((4000, OBS_SIZE), np.float32), mask)
-    assert set(actions.tolist()) <= {3, 5, 7}
-    assert np.mean(actions == 5) == pytest.approx(0.75, abs=0.03)
-    mask[:, 5] = False
-    assert set(fn(np.zeros((10, OBS_SIZE), np.float32), mask[:10]).tolist()) <= {3, 7}
+    bias[[a, b, illegal]] = [0.0, np.log(3.0), 40.0]
+    opponent = NetworkOpponent(one_layer_policy(bias))
+    # Seat 0 is the network; in the games it starts, its first move is history[0].
+    env = ZavandorVectorEnv(6000, 2, opponents=opponent, seed=1, learner_seat=1)
+    env.reset()
+    seeds = np.zeros(6000, np.int64)
+    env.native.game_seed(seeds)
+    first, legal_ok = [], True
+    for i in range(6000):
+        history = env.native.core(i).history()
+        if history and Game.new(env.config, seed=int(seeds[i])).current_player == 0:
+            first.append(history[0])
+            legal = set(Game.new(env.config, seed=int(seeds[i])).legal_actions())
+            legal_ok &= {a, b} <= legal and illegal not in legal
+    first_moves = np.array(first)
+    assert legal_ok and len(first_moves) > 2000
+    assert set(first_moves.tolist()) <= {a, b}
+    assert np.mean(first_moves == b) == pytest.approx(0.75, abs=0.03)
+    with pytest.raises(TypeError, match="NetworkOpponent takes"):
+        NetworkOpponent("not a policy")
+
+
+def test_a_network_of_other_sizes_is_refused_at_reset() -> None:
+    from zavandor_env.envs.vector import NetworkOpponent, ZavandorVectorEnv
+
+    small = NumpyPolicy([np.zeros((NUM_ACTIONS, 5), np.float32)],
+                        [np.zeros(NUM_ACTIONS, np.float32)])
+    env = ZavandorVectorEnv(2, 2, opponents=NetworkOpponent(small), seed=0)
+    with pytest.raises(ValueError, match="reads 5 values and scores"):
+        env.reset()
 
 
 def test_set_pool_reaches_the_listed_games_only() -> None:

@@ -27,10 +27,10 @@ default to the environment's (``RewardConfig``: the rulebook outcome, no shaping
 What training itself sees: the opponents of each seat drawn per episode from a
 :class:`~zavandor_env.envs.opponents.PoolSpec` (``env_method("set_pool", spec)`` changes it,
 per env if wished).  ``random``, ``heuristic``, ``novice``, ``naive`` and ``planner`` (plain
-specs) are played natively; a pool **snapshot** becomes a batched policy
-(:class:`SnapshotPolicy`: one NumPy forward answers every pending decision of that snapshot
-across the games); any other agent spec is played by its Python agent, one decision at a time
-(the slow path).  ``env_method("pop_stats")`` gives one dict per game
+specs) are played natively, and so is a pool **snapshot** (a
+:class:`~zavandor_env.envs.vector_seats.NetworkOpponent`: the core evaluates its network and
+samples its move, no round trip to Python); any other agent spec is played by its Python agent,
+one decision at a time (the slow path).  ``env_method("pop_stats")`` gives one dict per game
 (:mod:`zavandor_env.envs.training`): ``blocks``, ``illegal``, ``env_seconds`` (shared evenly
 between the games, so the callback's sum is the total) and ``episodes``.
 
@@ -55,7 +55,6 @@ import numpy as np  # noqa: E402  (after the extra is known to be there)
 from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
 
 from zavandor_env.agents.netsearch import cached_policy  # noqa: E402
-from zavandor_env.agents.policy_file import NumpyPolicy  # noqa: E402
 from zavandor_env.agents.registry import parse_spec  # noqa: E402
 from zavandor_env.envs.opponents import (  # noqa: E402
     DEFAULT_OPPONENTS,
@@ -70,35 +69,9 @@ from zavandor_env.envs.training import (  # noqa: E402
     episode_summary,
 )
 from zavandor_env.envs.vector import ZavandorVectorEnv  # noqa: E402
-from zavandor_env.envs.vector_seats import NATIVE_KINDS  # noqa: E402
+from zavandor_env.envs.vector_seats import NATIVE_KINDS, NetworkOpponent  # noqa: E402
 
-__all__ = ["NativeVecEnv", "SnapshotPolicy", "make_vec_env"]
-
-
-class SnapshotPolicy:
-    """A frozen snapshot as a batched policy ``fn(obs[M, D], mask[M, A]) -> actions[M]``:
-    one forward for all ``M`` decisions, each action sampled from the masked softmax (as
-    :meth:`NumpyPolicy.act` samples one), with the env's shared generator."""
-
-    def __init__(self, policy: NumpyPolicy, rng: np.random.Generator, name: str = SNAPSHOT
-                 ) -> None:
-        self.policy = policy
-        self.rng = rng
-        self.name = name
-        self.calls = 0  # forwards so far
-        self.decisions = 0  # decisions answered so far
-
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        self.calls += 1
-        self.decisions += len(obs)
-        z = self.policy.logits(obs).astype(np.float64)
-        z = np.where(mask, z, -np.inf)
-        z -= z.max(axis=1, keepdims=True)
-        cum = np.cumsum(np.exp(z), axis=1)
-        # Inverse CDF: the first action whose cumulative weight passes u * total; an illegal
-        # action adds no weight, so it is never the first to pass.
-        threshold = self.rng.random(len(obs)) * cum[:, -1]
-        return (cum > threshold[:, None]).argmax(axis=1)
+__all__ = ["NativeVecEnv", "make_vec_env"]
 
 
 class NativeVecEnv(VecEnv):
@@ -128,7 +101,7 @@ class NativeVecEnv(VecEnv):
         self._pool_specs: list[PoolSpec] = [spec] * n
         self._labels: list[list[str]] = [["random"] * self._others for _ in range(n)]
         self._opponents: dict[str, tuple[str, str]] = {}  # pool key -> (label, env spec)
-        self._snapshots: dict[str, SnapshotPolicy] = {}  # file -> its batched policy
+        self._snapshots: dict[str, NetworkOpponent] = {}  # file -> its network, in C++
         self._seed_streams(seed)
         self.venv = ZavandorVectorEnv(n, num_players, opponents=self._sample,
                                       seed=self._env_seed, learner_seat=learner_seat,
@@ -142,13 +115,11 @@ class NativeVecEnv(VecEnv):
 
     # ---- seeding and opponents ------------------------------------------------------------
     def _seed_streams(self, seed: int) -> None:
-        """One seed -> the env's seed, the pool draws' and the snapshots' generators."""
-        env_seed, pool_seed, policy_seed = np.random.SeedSequence(int(seed)).generate_state(3)
+        """One seed -> the env's seed (games, seats, the native players' draws, snapshots
+        included) and the pool draws' generator."""
+        env_seed, pool_seed = np.random.SeedSequence(int(seed)).generate_state(2)
         self._env_seed = int(env_seed)
         self._pool_rng = random.Random(int(pool_seed))
-        self._policy_rng = np.random.default_rng(int(policy_seed))
-        for fn in self._snapshots.values():
-            fn.rng = self._policy_rng
 
     def _sample(self, env: int, rng: np.random.Generator) -> list[Any]:
         """This episode's opponents of game ``env``, drawn from its pool; their labels go to
@@ -169,13 +140,13 @@ class NativeVecEnv(VecEnv):
             found = self._opponents[key] = (parsed.label, parsed.agent if native else key)
         return found
 
-    def _snapshot(self, path: str) -> SnapshotPolicy:
-        """The batched policy of the snapshot file ``path`` (its network loaded once per
-        process, shared by every env and search in it)."""
-        fn = self._snapshots.get(path)
-        if fn is None:
-            fn = self._snapshots[path] = SnapshotPolicy(cached_policy(path), self._policy_rng)
-        return fn
+    def _snapshot(self, path: str) -> NetworkOpponent:
+        """The snapshot file ``path`` as a network played inside the core (its weights
+        loaded once per process, shared by every env and search in it)."""
+        opponent = self._snapshots.get(path)
+        if opponent is None:
+            opponent = self._snapshots[path] = NetworkOpponent(cached_policy(path), SNAPSHOT)
+        return opponent
 
     def set_pool(self, spec: PoolSpec, indices: Any = None) -> None:
         """Opponents of the games ``indices`` (default: all) are drawn from ``spec`` from
@@ -228,35 +199,56 @@ class NativeVecEnv(VecEnv):
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         start = time.perf_counter()
-        actions = self._actions
+        obs, rewards, terminated, truncated, infos = self._step(self._actions)
+        dones = terminated | truncated
+        out = unbatch_info(infos, self.num_envs)
+        if dones.any():
+            final_obs = infos["final_obs"]
+            final = unbatch_info(infos["final_info"], self.num_envs)
+            outcomes = self.venv.final_outcomes
+            for i in np.flatnonzero(dones).tolist():
+                self.reset_infos[i] = out[i]  # the next game's, as DummyVecEnv keeps them
+                out[i] = final[i]
+                out[i].update({"terminal_observation": final_obs[i],
+                               "TimeLimit.truncated": bool(truncated[i])
+                               and self.bootstrap_truncated,
+                               "outcome": outcomes[i]})
+        self._add_time(start)
+        return obs, rewards, dones, out
+
+    def step_batch(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                       np.ndarray]:
+        """One learner decision in every game without SB3's per-game info dicts (what the
+        project's own PPO calls): ``(obs, rewards, terminated, truncated)``, the next games'
+        first observations in ``obs`` where a game ended; the statistics are kept as by
+        :meth:`step_wait`."""
+        start = time.perf_counter()
+        obs, rewards, terminated, truncated, _ = self._step(actions)
+        self._add_time(start)
+        return obs, rewards, terminated, truncated
+
+    def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  np.ndarray, dict[str, Any]]:
+        """The vector env's step, with each finished game's summary recorded for the
+        charts (read from the batched infos, no per-game dicts)."""
+        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         self._taken.append(actions)
         if len(self._taken) >= 4096:
             self._count_actions()
         labels = list(self._labels)  # the sampler replaces a finished game's entry
         obs, rewards, terminated, truncated, infos = self.venv.step(actions)
-        dones = terminated | truncated
-        out = unbatch_info(infos, self.num_envs)
-        if not dones.any():
-            self._add_time(start)
-            return obs, rewards, dones, out
-        final_obs = infos["final_obs"]
-        final = unbatch_info(infos["final_info"], self.num_envs)
-        outcomes = self.venv.final_outcomes
-        for i in np.flatnonzero(dones).tolist():
-            outcome = outcomes[i]
-            assert outcome is not None  # its game has just ended
-            illegal = final[i]["illegal_action"]
-            cut_off = bool(truncated[i])
-            self.reset_infos[i] = out[i]  # the next game's, as DummyVecEnv keeps them
-            out[i] = final[i]
-            out[i].update({"terminal_observation": final_obs[i],
-                           "TimeLimit.truncated": cut_off and self.bootstrap_truncated,
-                           "outcome": outcome})
-            self.stats.illegal[i] += illegal
-            self.stats.episodes[i].append(episode_summary(outcome, final[i]["seat"],
-                                                          labels[i], illegal))
-        self._add_time(start)
-        return obs, rewards, dones, out
+        ended = terminated | truncated
+        if ended.any():
+            final = infos["final_info"]
+            outcomes = self.venv.final_outcomes
+            for i in np.flatnonzero(ended).tolist():
+                outcome = outcomes[i]
+                assert outcome is not None  # its game has just ended
+                illegal = bool(final["illegal_action"][i])
+                self.stats.illegal[i] += illegal
+                self.stats.episodes[i].append(episode_summary(
+                    outcome, int(final["seat"][i]), labels[i], illegal))
+        return obs, rewards, terminated, truncated, infos
 
     def close(self) -> None:
         self.venv.close()

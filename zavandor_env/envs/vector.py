@@ -51,6 +51,9 @@ Opponents, one spec per opponent seat in seat order after the learner (as ``Sing
 * ``"naive"``: sozav's computer player, :class:`~zavandor_env.agents.naive.NaiveAgent` (native);
 * ``"planner"``: :class:`~zavandor_env.agents.planner.PlannerAgent` (native; ``planner_params``
   sets its parameters, by default the shipped ``configs/agents/planner.yaml``);
+* a :class:`~zavandor_env.envs.vector_seats.NetworkOpponent`: a policy network played inside
+  the core (actions sampled from its masked softmax with the slot's generator; how training
+  plays its frozen snapshots);
 * ``"policy"``: the batched ``policy_fn`` given to the constructor (or :meth:`set_policy_fn`);
 * a callable ``fn(obs float32[M, D], mask bool[M, A]) -> actions int[M]``: a batched policy;
 * an :class:`~zavandor_env.engine.agent.Agent`, or any other agent spec string / mapping
@@ -112,9 +115,11 @@ from zavandor_env.envs.vector_seats import (
     KIND_HEURISTIC,
     KIND_LEARNER,
     KIND_NAIVE,
+    KIND_NETWORK,
     KIND_NOVICE,
     KIND_PLANNER,
     KIND_RANDOM,
+    NetworkOpponent,
     PolicyFn,
     Sampler,
     VectorSeats,
@@ -122,9 +127,9 @@ from zavandor_env.envs.vector_seats import (
     native_weights,
 )
 
-__all__ = ["KIND_EXTERNAL", "KIND_HEURISTIC", "KIND_LEARNER", "KIND_NAIVE", "KIND_NOVICE",
-           "KIND_PLANNER", "KIND_RANDOM", "PolicyFn", "Sampler", "ZavandorVectorEnv",
-           "make_vector_env", "outcome_from_arrays"]
+__all__ = ["KIND_EXTERNAL", "KIND_HEURISTIC", "KIND_LEARNER", "KIND_NAIVE", "KIND_NETWORK",
+           "KIND_NOVICE", "KIND_PLANNER", "KIND_RANDOM", "NetworkOpponent", "PolicyFn",
+           "Sampler", "ZavandorVectorEnv", "make_vector_env", "outcome_from_arrays"]
 
 READY, PENDING, DONE = 0, 1, 2  # VecLearner.status
 _MAX_EMPTY_RESETS = 1000  # games that end before the learner decides, in a row
@@ -251,9 +256,9 @@ class ZavandorVectorEnv(VectorEnv):
     # ---- episodes -------------------------------------------------------------------------
     def _start(self, env: int, game_seed: int | None = None,
                learner_seat: int | None = None) -> None:
-        seat, kinds = self._seats_of.draw(env, self._rng, self.learner_seat if learner_seat
-                                          is None else learner_seat)
-        self._vec.reset_env(env, seat, kinds, game_seed)
+        seat, kinds, networks = self._seats_of.draw(
+            env, self._rng, self.learner_seat if learner_seat is None else learner_seat)
+        self._vec.reset_env(env, seat, kinds, game_seed, networks)
 
     def _start_all(self, envs: Sequence[int]) -> None:
         """New games in ``envs`` (played up to their learner's first decision)."""

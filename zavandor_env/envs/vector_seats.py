@@ -17,7 +17,7 @@ from zavandor_env.engine.native import core_module
 from zavandor_env.envs.opponents import per_seat
 
 KIND_LEARNER, KIND_RANDOM, KIND_HEURISTIC, KIND_EXTERNAL, KIND_NOVICE = -1, 0, 1, 2, 3
-KIND_NAIVE, KIND_PLANNER = 4, 5
+KIND_NAIVE, KIND_PLANNER, KIND_NETWORK = 4, 5, 6
 #: The opponent specs played natively (the bare names only: a spec with parameters is external).
 NATIVE_KINDS = {"random": KIND_RANDOM, "heuristic": KIND_HEURISTIC, "novice": KIND_NOVICE,
                 "naive": KIND_NAIVE, "planner": KIND_PLANNER}
@@ -27,6 +27,32 @@ _AGENT = -1  # handler id of a seat played by a Python Agent (one decision at a 
 Sampler = Callable[[int, np.random.Generator], Sequence[Any]]
 #: A batched policy: ``(obs float32[M, D], mask bool[M, A]) -> actions int[M]``.
 PolicyFn = Callable[[np.ndarray, np.ndarray], Any]
+
+
+class NetworkOpponent:
+    """A policy network that plays an opponent seat inside the native core: at each of the
+    seat's decisions the core encodes the seat's observation, evaluates the actor and samples
+    an action from the softmax of its logits over the legal actions, with one draw of the game
+    slot's own generator.  No decision crosses into Python, so a frozen self-play snapshot
+    costs about what a scripted bot costs.
+
+    Args:
+        policy: a :class:`~zavandor_env.agents.policy_file.NumpyPolicy` (or an already built
+            ``_native.Network``) reading this game's observation and actions.
+        name: the label of the seat (charts, ``opponent_labels``).
+    """
+
+    def __init__(self, policy: Any, name: str = "network") -> None:
+        from zavandor_env.agents.policy_file import NumpyPolicy, native_network
+
+        self.network = native_network(policy) if isinstance(policy, NumpyPolicy) else policy
+        if not isinstance(self.network, core_module().Network):
+            raise TypeError(f"NetworkOpponent takes a NumpyPolicy or a _native.Network, got "
+                            f"{type(policy).__name__}")
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"NetworkOpponent({self.name!r})"
 
 
 def native_weights(weights: Any) -> Any:
@@ -57,6 +83,8 @@ def kind_of(spec: Any) -> int:
     spec is refused (``TypeError``, or the registry's ``AgentSpecError``)."""
     if spec is None:
         return KIND_RANDOM
+    if isinstance(spec, NetworkOpponent):
+        return KIND_NETWORK
     if isinstance(spec, str) and spec in NATIVE_KINDS:
         return NATIVE_KINDS[spec]
     if (isinstance(spec, str) and spec == "policy") or callable(spec) or isinstance(spec, Agent):
@@ -67,8 +95,8 @@ def kind_of(spec: Any) -> int:
         parse_spec(spec)  # AgentSpecError (a ValueError) for an unknown agent
         return KIND_EXTERNAL
     raise TypeError(f"an opponent must be None, 'random', 'heuristic', 'novice', 'naive', "
-                    f"'planner', 'policy', a policy fn(obs, mask), an Agent or an agent "
-                    f"spec, got {spec!r}")
+                    f"'planner', 'policy', a policy fn(obs, mask), a NetworkOpponent, an Agent "
+                    f"or an agent spec, got {spec!r}")
 
 
 def _label(spec: Any) -> str:
@@ -116,7 +144,8 @@ class VectorSeats:
         """``opponents`` as one spec per opponent seat (each checked now), or a sampler."""
         if callable(opponents) and not isinstance(opponents, Agent):
             return opponents  # a sampler, checked at each draw
-        if not (opponents is None or isinstance(opponents, (str, Agent, Mapping, Sequence))):
+        if not (opponents is None or isinstance(opponents, (str, Agent, Mapping, Sequence,
+                                                            NetworkOpponent))):
             raise TypeError(f"opponents must be a spec, a list of specs or a sampler, "
                             f"got {opponents!r}")
         specs = per_seat(opponents, self.num_players - 1)
@@ -138,9 +167,9 @@ class VectorSeats:
         return index
 
     def draw(self, env: int, rng: np.random.Generator, learner_seat: int | None
-             ) -> tuple[int, list[int]]:
-        """Seat and kinds of game ``env``'s next episode; records who answers its external
-        seats."""
+             ) -> tuple[int, list[int], list[Any] | None]:
+        """Seat, kinds and networks (one per seat, or None when no seat is a network) of
+        game ``env``'s next episode; records who answers its external seats."""
         p = self.num_players
         seat = int(rng.integers(p)) if learner_seat is None else learner_seat
         specs = self.specs
@@ -154,10 +183,14 @@ class VectorSeats:
         handler_ids[:] = 0
         agents = self._agents[env]
         agents[:] = [None] * p
+        networks: list[Any] | None = None
         for k, spec in enumerate(specs):
             s = (seat + 1 + k) % p
             kinds[s] = kind = kind_of(spec)
             self.labels[env][k] = _label(spec)
+            if kind == KIND_NETWORK:
+                networks = networks or [None] * p
+                networks[s] = spec.network
             if kind != KIND_EXTERNAL:
                 continue
             if isinstance(spec, str) and spec == "policy":
@@ -168,7 +201,7 @@ class VectorSeats:
                 handler_ids[s] = _AGENT
             else:
                 handler_ids[s] = self._handler(spec)
-        return seat, kinds
+        return seat, kinds, networks
 
     def _build_agent(self, env: int, k: int, spec: Any, rng: np.random.Generator) -> Agent:
         """The agent of opponent ``k`` of game ``env`` for ``spec``: built from a spec string
