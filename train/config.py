@@ -57,10 +57,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SNAPSHOT", "TrainConfig", "TrainConfigError", "check_agent_spec", "load_config"]
 
-#: The trainers: MaskablePPO in this process, expert iteration (the network-guided search
+#: The trainers: the project's masked PPO in this process, expert iteration (the network-guided search
 #: plays, the network learns its moves) or RLlib PPO on Ray.
 Trainer = Literal["ppo", "exit", "rllib"]
 Activation = Literal["tanh", "relu"]
+Device = Literal["auto", "cpu", "cuda"]
 Reward = Literal["win", "rank", "vp_margin"]
 #: The environment's reward options, one typed field each (the environment defines them).
 ENV_REWARD_KEYS = ("reward", "vp_delta", "step_reward", "truncation_reward")
@@ -76,7 +77,7 @@ MAPPING_KEYS = ("game", "opponent_weights", "exit.search")
 class TrainConfig:
     """Everything a training run needs; a run is reproducible from this and the code."""
 
-    trainer: Annotated[Trainer, doc("""who trains: ``ppo`` (sb3-contrib MaskablePPO in this
+    trainer: Annotated[Trainer, doc("""who trains: ``ppo`` (the project's masked PPO in this
         process, the ``ppo`` section), ``exit`` (expert iteration: the network-guided search
         plays self-play games and the network learns its moves; the ``exit`` section) or
         ``rllib`` (RLlib PPO on Ray, a league of modules; the ``ppo`` and ``rllib`` sections;
@@ -90,9 +91,10 @@ class TrainConfig:
         of this invocation (a ``--resume`` gets the budget afresh), whatever
         ``ppo.total_timesteps`` says; null: no limit""")] = None
     runs_dir: Annotated[str, doc("folder holding one sub-folder per run")] = "runs"
-    torch_threads: Annotated[Count, Field(le=limits.MAX_THREADS),
-            doc("""torch intra-op threads; 1 leaves the other core
-        to the environments""")] = 1
+    torch_threads: Annotated[Natural, Field(le=limits.MAX_THREADS),
+            doc("""torch intra-op threads (0: one per core this process may use); the
+        ``ppo`` trainer uses them for its update and keeps one for the rollout's forward
+        passes, which the environments' stepping alternates with""")] = 1
     num_players: Annotated[Int, Field(ge=MIN_PLAYERS, le=MAX_PLAYERS), doc("""players per
         game (2-6); the learner takes one seat, opponents fill the others""")] = 2
     learner_seat: Annotated[Natural | None, doc("""the learner's seat, or null for a random
@@ -156,6 +158,9 @@ class TrainConfig:
         unlike ``max_minutes``, which counts from the start of each invocation; a mark already
         kept is never kept again (its file is never replaced)""")] = field(default_factory=list)
     progress_bar: Annotated[bool, doc("show a tqdm progress bar")] = True
+    device: Annotated[Device, doc("""where the ``ppo`` trainer's network learns: ``auto`` (a
+        CUDA GPU when torch sees one, else the CPU), ``cpu`` or ``cuda``; the games always run
+        on the CPU""")] = "auto"
     ppo: Annotated[PPOConfig, doc("the ``ppo`` section")] = field(default_factory=PPOConfig)
     exit: Annotated[ExitConfig, doc("the ``exit`` section")] = field(
         default_factory=ExitConfig)

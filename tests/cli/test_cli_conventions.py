@@ -193,16 +193,16 @@ def test_the_training_bar_is_drawn_only_on_a_terminal(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     pytest.importorskip("stable_baselines3")
+    from zavandor_env.train.common.run import progress_bar
     from zavandor_env.train.config import default_config_path, load_config
-    from zavandor_env.train.ppo.callbacks import SelfPlayCallback
 
     stream = Terminal() if terminal else io.StringIO()
     monkeypatch.setattr(sys, "stderr", stream)
     cfg = load_config(default_config_path(), [f"runs_dir={tmp_path}"])
     assert cfg.progress_bar  # the config asks for one: only the terminal decides
-    callback = SelfPlayCallback(cfg, None, None, lambda step: None, {})  # type: ignore[arg-type]
-    callback._on_training_start()
-    callback._bar.close()
+    bar = progress_bar(cfg, 0)  # the bar the PPO trainer draws
+    bar.update(64)
+    bar.close()
     assert (cfg.name in stream.getvalue()) is terminal
 
 

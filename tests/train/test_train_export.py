@@ -181,3 +181,36 @@ def test_export_command_writes_a_playable_npz(
     assert result.decisions > 0
     assert main([str(tmp_path / "missing.zip")]) == 1
     assert "missing.zip" in capsys.readouterr().err
+
+
+# ---- the project's PPO keeps SB3's layout -----------------------------------------------------
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_a_maskable_ppo_checkpoint_loads_into_the_projects_ppo_output_for_output(
+    tmp_path: Path, activation: str,
+) -> None:
+    """A run checkpointed by the former MaskablePPO trainer resumes on MaskedPPO: the same
+    parameter names and order (weights and Adam moments load as they are), the same logits
+    and values; and MaskedPPO's own model.zip converts without unpickling."""
+    import torch
+
+    from zavandor_env.encoding.observation import OBS_SIZE
+    from zavandor_env.engine.actions import NUM_ACTIONS
+    from zavandor_env.train.common.checkpointing import read_params
+    from zavandor_env.train.ppo.algorithm import MaskedPPO
+
+    sb3_model, path = _saved_model(tmp_path, activation)
+    ours = MaskedPPO(OBS_SIZE, NUM_ACTIONS, [16, 8], activation, 3e-4, seed=1)
+    assert list(ours.policy.state_dict()) == list(sb3_model.policy.state_dict())
+    ours.set_parameters(read_params(tmp_path))
+    obs = torch.randn(5, OBS_SIZE)
+    with torch.no_grad():
+        features = sb3_model.policy.extract_features(obs, sb3_model.policy.pi_features_extractor)
+        latent_pi, latent_vf = sb3_model.policy.mlp_extractor(features)
+        assert torch.equal(ours.policy.logits(obs), sb3_model.policy.action_net(latent_pi))
+        assert torch.equal(ours.policy.values(obs),
+                           sb3_model.policy.value_net(latent_vf).squeeze(-1))
+    ours.save(tmp_path / "ours.zip")
+    converted = policy_from_sb3_zip(tmp_path / "ours.zip")
+    assert converted.activation == activation
+    for a, b in zip(converted.weights, policy_from_sb3(sb3_model).weights):
+        np.testing.assert_array_equal(a, b)

@@ -54,14 +54,12 @@ def same_weights(a: NumpyPolicy, b: NumpyPolicy, critic: bool = True) -> bool:
 
 
 def outputs(model: Any, obs: np.ndarray) -> tuple[Any, Any]:
-    """Raw action logits and value estimates of a MaskablePPO model for a batch."""
+    """Raw action logits and value estimates of a model for a batch."""
     import torch
 
     with torch.no_grad():
         x = torch.as_tensor(obs)
-        latent_pi, latent_vf = model.policy.mlp_extractor(model.policy.extract_features(
-            x, model.policy.pi_features_extractor))
-        return model.policy.action_net(latent_pi), model.policy.value_net(latent_vf)
+        return model.policy.logits(x), model.policy.values(x)
 
 
 def observations(cfg: TrainConfig) -> np.ndarray:
@@ -79,16 +77,16 @@ def run_dirs(runs: Path) -> list[Path]:
 
 def capture_learn_starts(mp: pytest.MonkeyPatch) -> list[NumpyPolicy]:
     """The model's weights each time ``learn`` starts, i.e. before any training step."""
-    from sb3_contrib import MaskablePPO
+    from zavandor_env.train.ppo import selfplay
 
-    real = MaskablePPO.learn
+    real = selfplay.learn
     seen: list[NumpyPolicy] = []
 
-    def learn(self: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(policy_from_sb3(self))
-        return real(self, *args, **kwargs)
+    def learn(model: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(policy_from_sb3(model))
+        return real(model, *args, **kwargs)
 
-    mp.setattr(MaskablePPO, "learn", learn)
+    mp.setattr(selfplay, "learn", learn)
     return seen
 
 

@@ -74,18 +74,20 @@ def test_quick_run_leaves_a_complete_checkpoint_and_figures(quick_run: Path) -> 
     assert set(figures["eval"]) == {"random", "heuristic"}
 
 
-@pytest.mark.filterwarnings("ignore:loading SB3 checkpoint")
 @pytest.mark.parametrize("deterministic", [True, False])
 def test_exported_policy_plays_legal_games_through_policy_agent(
-    quick_run: Path, deterministic: bool
+    quick_run: Path, deterministic: bool, tmp_path: Path
 ) -> None:
     from zavandor_env.agents import PolicyAgent, RandomAgent
     from zavandor_env.eval.match import play_game
+    from zavandor_env.train.ppo.export import main as export_main
 
-    zip_path = latest(quick_run) / "model.zip"
+    # The checkpoint's model.zip holds tensors and JSON only: the export converts it without
+    # unpickling, to the same policy as the run's own policy.npz.
+    converted = tmp_path / "from_zip.npz"
+    assert export_main([str(latest(quick_run) / "model.zip"), str(converted)]) == 0
     for agent in (PolicyAgent(quick_run / "policy.npz", seed=0, deterministic=deterministic),
-                  # our own run's zip: a file we trust to unpickle
-                  PolicyAgent(zip_path, seed=0, deterministic=deterministic, trust_pickle=True)):
+                  PolicyAgent(converted, seed=0, deterministic=deterministic)):
         for seed in range(2):  # PolicyAgent raises if the policy ever picks an illegal action
             result = play_game([agent, RandomAgent(seed=seed)], seed=seed)
             assert result.decisions > 0
@@ -194,9 +196,9 @@ def step_of(checkpoint: Path) -> int:
 def test_kill_mid_save_keeps_the_previous_checkpoint_and_resume_continues_from_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sb3_contrib import MaskablePPO
+    from zavandor_env.train.ppo.algorithm import MaskedPPO
 
-    real_save = MaskablePPO.save
+    real_save = MaskedPPO.save
     calls = []
 
     def dying_save(self, path, *args, **kwargs):  # noqa: ANN001, ANN202
@@ -206,7 +208,7 @@ def test_kill_mid_save_keeps_the_previous_checkpoint_and_resume_continues_from_i
             raise Killed
         return real_save(self, path, *args, **kwargs)
 
-    monkeypatch.setattr(MaskablePPO, "save", dying_save)
+    monkeypatch.setattr(MaskedPPO, "save", dying_save)
     with pytest.raises(Killed):
         tiny_run(tmp_path, "pool_size=1")
     monkeypatch.undo()
@@ -226,7 +228,7 @@ def test_kill_mid_save_keeps_the_previous_checkpoint_and_resume_continues_from_i
 def test_kill_during_a_final_save_at_the_latest_step_leaves_that_checkpoint_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sb3_contrib import MaskablePPO
+    from zavandor_env.train.ppo.algorithm import MaskedPPO
 
     run_dir = tiny_run(tmp_path)
     newest = latest(run_dir)
@@ -236,7 +238,7 @@ def test_kill_during_a_final_save_at_the_latest_step_leaves_that_checkpoint_whol
         Path(path).write_bytes(b"")
         raise Killed
 
-    monkeypatch.setattr(MaskablePPO, "save", dying_save)
+    monkeypatch.setattr(MaskedPPO, "save", dying_save)
     with pytest.raises(Killed):  # nothing left to train: only the final save runs, and dies
         train(resume=run_dir, overrides=["progress_bar=false"])
     monkeypatch.undo()
@@ -349,14 +351,14 @@ def test_ctrl_c_between_updates_saves_a_checkpoint_and_says_how_to_resume(
 ) -> None:
     from zavandor_env.train.ppo.callbacks import SelfPlayCallback
 
-    real_on_step = SelfPlayCallback._on_step
+    real_check = SelfPlayCallback.out_of_time
 
-    def interrupted(self):  # noqa: ANN001, ANN202
-        if self.num_timesteps >= 200:
+    def interrupted(self):  # noqa: ANN001, ANN202  (asked after every learner step)
+        if self.model.num_timesteps >= 200:
             raise KeyboardInterrupt
-        return real_on_step(self)
+        return real_check(self)
 
-    monkeypatch.setattr(SelfPlayCallback, "_on_step", interrupted)
+    monkeypatch.setattr(SelfPlayCallback, "out_of_time", interrupted)
     with pytest.raises(TrainingInterrupted) as info:
         tiny_run(tmp_path)
     monkeypatch.undo()
@@ -372,18 +374,18 @@ def test_ctrl_c_between_updates_saves_a_checkpoint_and_says_how_to_resume(
 def test_ctrl_c_during_a_policy_update_keeps_the_last_checkpoint_unsaved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sb3_contrib import MaskablePPO
+    from zavandor_env.train.ppo.algorithm import MaskedPPO
 
-    real_train = MaskablePPO.train
+    real_update = MaskedPPO.update
     calls = []
 
-    def interrupted_update(self):  # noqa: ANN001, ANN202
+    def interrupted_update(self, *args):  # noqa: ANN001, ANN002, ANN202
         calls.append(1)
         if len(calls) == 2:  # the update of the rollout from 128 to 256
             raise KeyboardInterrupt
-        return real_train(self)
+        return real_update(self, *args)
 
-    monkeypatch.setattr(MaskablePPO, "train", interrupted_update)
+    monkeypatch.setattr(MaskedPPO, "update", interrupted_update)
     with pytest.raises(TrainingInterrupted) as info:
         tiny_run(tmp_path)
     assert info.value.saved_step is None and info.value.resumable
@@ -400,11 +402,11 @@ def test_a_full_disk_during_training_is_one_line_and_leaves_a_resumable_run(
     import errno
 
     import numpy as np
-    from sb3_contrib import MaskablePPO
+    from zavandor_env.train.ppo.algorithm import MaskedPPO
 
     from zavandor_env.cli import main
 
-    target, name = (MaskablePPO, "save") if failing == "model" else (np, "savez")
+    target, name = (MaskedPPO, "save") if failing == "model" else (np, "savez")
     real, calls = getattr(target, name), []
 
     def full_disk(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202

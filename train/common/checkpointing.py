@@ -2,7 +2,7 @@
 
 Layout of ``<run>/checkpoints/``::
 
-    step_<N>/            model.zip (SB3: weights + optimizer) and state.json (step, pool,
+    step_<N>/            model.zip (SB3's tensor layout: weights + optimizer) and state.json (step, pool,
                          rating, totals); ``step_<N>-2`` etc. when a step is saved twice
     LATEST               name of the newest complete checkpoint
     .partial-step_<N>/   a checkpoint being written (never read; removed by the next save)
@@ -495,13 +495,17 @@ def record_resume(run_dir: Path, step: int, overrides: list[str] | None) -> None
     write_text_atomic(path, earlier + line + "\n")
 
 
-def write_model_zip(path: Path, policy: Any, optimizer: Any) -> None:
-    """``model.zip`` in the layout :func:`read_params` reads, for the trainers that are not
-    SB3's: the network's state (plain containers of tensors) as ``policy.pth``, the
-    optimizer's as ``policy.optimizer.pth``."""
+def write_model_zip(path: Path, policy: Any, optimizer: Any,
+                    data: dict[str, Any] | None = None) -> None:
+    """``model.zip`` in the layout :func:`read_params` reads, without pickled objects: the
+    network's state (plain containers of tensors) as ``policy.pth``, the optimizer's as
+    ``policy.optimizer.pth``, and ``data`` (plain JSON: what the export reads of the network)
+    when given."""
     import torch
 
     with zipfile.ZipFile(path, "w") as archive:
+        if data is not None:
+            archive.writestr("data", json.dumps(data))
         for name, state in (("policy", policy), ("policy.optimizer", optimizer)):
             buffer = io.BytesIO()
             torch.save(state, buffer)

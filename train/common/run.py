@@ -46,6 +46,11 @@ from zavandor_env.train.config import TrainConfig, check_run, load_config
 __all__ = ["TrainingInterrupted", "load_run_config", "open_run", "save_step"]
 
 
+#: Runs of one name and seed started within the same second (a parallel sweep): the suffixes
+#: ``-2`` ... tried before giving up.
+MAX_SAME_SECOND_RUNS = 1000
+
+
 class TrainingInterrupted(PicklableError, KeyboardInterrupt):
     """Ctrl-C stopped a run; ``str()`` is one line saying what was kept and how to resume.
 
@@ -109,7 +114,9 @@ def close_quietly(*closers: Callable[[], Any]) -> None:
 
 
 def seed_everything(seed: int, threads: int) -> None:
-    """Seed Python's, NumPy's and torch's generators; give torch ``threads`` threads."""
+    """Seed Python's, NumPy's and torch's generators; give torch ``threads`` threads (0: one
+    per core this process may use)."""
+    import os
     import random
 
     import numpy as np
@@ -118,6 +125,9 @@ def seed_everything(seed: int, threads: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+    if threads == 0:
+        threads = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
     torch.set_num_threads(threads)
 
 
@@ -138,17 +148,27 @@ def warn(message: str) -> None:
 
 
 def new_run_dir(cfg: TrainConfig) -> Path:
-    """A fresh ``<runs_dir>/<name>__<seed>__<time>`` with its ``checkpoints/`` and ``pool/``."""
+    """A fresh ``<runs_dir>/<name>__<seed>__<time>`` with its ``checkpoints/`` and ``pool/``.
+
+    The folder is claimed atomically (``mkdir`` fails when it exists): of two runs started in
+    the same second with the same name and seed -- a parallel sweep -- one gets the name and
+    the other ``<name>-2`` (``-3``...), and neither ever deletes the other's folder."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = Path(cfg.runs_dir) / f"{cfg.name}__{cfg.seed}__{stamp}"
-    run_dir, k = base, 1
-    while run_dir.exists():  # two runs started in the same second
-        k += 1
-        run_dir = base.with_name(f"{base.name}-{k}")
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for k in range(1, MAX_SAME_SECOND_RUNS + 1):
+        run_dir = base if k == 1 else base.with_name(f"{base.name}-{k}")
+        try:
+            run_dir.mkdir()
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise OSError(f"{MAX_SAME_SECOND_RUNS} run folders named {base.name!r} exist already")
     try:
-        (run_dir / "checkpoints").mkdir(parents=True)
+        (run_dir / "checkpoints").mkdir()
         (run_dir / "pool").mkdir()
-    except OSError:  # a full disk, a file in the way: leave no half-made run folder
+    except OSError:  # a full disk: leave no half-made run folder (this call made it)
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
     return run_dir

@@ -1,5 +1,5 @@
-"""The ``ppo`` section of a training config: MaskablePPO's (and RLlib PPO's) rollouts, update
-and schedule, counted in learner decisions."""
+"""The ``ppo`` section of a training config: the masked PPO's (and RLlib PPO's) rollouts,
+update and schedule, counted in learner decisions."""
 
 from __future__ import annotations
 

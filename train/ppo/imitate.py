@@ -97,29 +97,34 @@ def _returns(game: Game, rewards: RewardConfig, seats: list[int],
 
 def fit(model: Any, demos: Demonstrations, epochs: int, learning_rate: float,
         batch_size: int = 512, seed: int = 0) -> dict[str, float]:
-    """Train ``model``'s (MaskablePPO) actor on the teacher's actions and its critic on the
-    returns; the last epoch's mean losses and the actor's agreement with the teacher."""
+    """Train ``model``'s (:class:`~zavandor_env.train.ppo.algorithm.MaskedPPO`) actor on the
+    teacher's actions and its critic on the returns; the last epoch's mean losses and the
+    actor's agreement with the teacher."""
     import torch
+
+    from zavandor_env.train.ppo.algorithm import masked_log_probs
 
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
-    tensors = [torch.as_tensor(a) for a in (demos.observations, demos.masks, demos.actions,
-                                            demos.returns)]
+    device = next(policy.parameters()).device
+    tensors = [torch.as_tensor(a).to(device) for a in (demos.observations, demos.masks,
+                                                       demos.actions, demos.returns)]
     figures: dict[str, float] = {}
     for _ in range(epochs):
         totals = np.zeros(3)
         for rows in np.array_split(rng.permutation(len(demos)),
                                    max(1, len(demos) // batch_size)):
-            obs, mask, action, ret = (t[rows] for t in tensors)
-            dist = policy.get_distribution(obs, action_masks=mask.numpy())
-            actor_loss = -dist.log_prob(action).mean()
-            critic_loss = torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), ret)
+            index = torch.from_numpy(rows).to(device)
+            obs, mask, action, ret = (t[index] for t in tensors)
+            log_p = masked_log_probs(policy.logits(obs), mask)
+            actor_loss = -log_p.gather(1, action[:, None]).mean()
+            critic_loss = torch.nn.functional.mse_loss(policy.values(obs), ret)
             optimizer.zero_grad()
             (actor_loss + 0.5 * critic_loss).backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
-            agree = (dist.distribution.probs.argmax(-1) == action).float().mean()
+            agree = (log_p.argmax(-1) == action).float().mean()
             totals += np.array([actor_loss.item(), critic_loss.item(), agree.item()]) * len(rows)
         figures = dict(zip(("actor_loss", "critic_loss", "agreement"),
                            (totals / len(demos)).tolist(), strict=True))

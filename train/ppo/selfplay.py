@@ -1,11 +1,19 @@
-"""Self-play training with sb3-contrib MaskablePPO: one linear entry point, :func:`train`.
+"""Self-play training with the project's masked PPO (:mod:`zavandor_env.train.ppo.algorithm`):
+one linear entry point, :func:`train`.
 
 The run folder is :mod:`zavandor_env.train.common.run`'s, with ``pool/snap_<step>.npz`` (the
-frozen learner snapshots) and SB3's ``model.zip`` (weights + optimizer) in each checkpoint.
-Checkpoints are written so that a kill at any moment loses at most one checkpoint interval,
-and ``--resume`` loads only tensors and JSON, never pickled objects (see
-:mod:`zavandor_env.train.common.checkpointing`).  Ctrl-C saves a checkpoint when the model is
-between two updates and raises :class:`TrainingInterrupted`, whose message says how to resume.
+frozen learner snapshots) and ``model.zip`` (weights + optimizer, SB3's tensor layout, no
+pickled objects) in each checkpoint.  Checkpoints are written so that a kill at any moment
+loses at most one checkpoint interval, and ``--resume`` loads only tensors and JSON, never
+pickled objects (see :mod:`zavandor_env.train.common.checkpointing`); a run checkpointed by the
+former MaskablePPO trainer resumes too (the same tensors).  Ctrl-C saves a checkpoint when the
+model is between two updates and raises :class:`TrainingInterrupted`, whose message says how
+to resume.
+
+One iteration: ``ppo.n_steps`` learner decisions in each of ``ppo.n_envs`` games (the
+opponents, snapshots included, play inside the native core), GAE, ``ppo.n_epochs`` of
+minibatch updates on every core, then the charts, snapshots, evaluations and checkpoints that
+are due (:mod:`zavandor_env.train.ppo.callbacks`).
 """
 
 from __future__ import annotations
@@ -41,51 +49,38 @@ from zavandor_env.train.config import TrainConfig, TrainConfigError
 
 __all__ = ["TrainingInterrupted", "latest_checkpoint", "load_run_config", "train"]
 
-#: The ``ppo`` section's keys that are MaskablePPO's own arguments, by the same names.
-PPO_ARGUMENTS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
-                 "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "target_kl")
-
-
 # ---- model ------------------------------------------------------------------------------------
 def make_vec_env(cfg: TrainConfig, spec: Any, start_step: int = 0) -> Any:
-    """The run's ``ppo.n_envs`` training games as one SB3 VecEnv on the native core
-    (:class:`~zavandor_env.envs.sb3.NativeVecEnv`, under SB3's ``VecMonitor`` for its
-    ``rollout/`` charts; the environments import nothing of training).  They are seeded from
-    ``cfg.seed`` and the step the run starts (or resumes) at, so a resumed run does not replay
-    the same games (SB3 reseeds them with the model's seed before training)."""
+    """The run's ``ppo.n_envs`` training games on the native core
+    (:class:`~zavandor_env.envs.sb3.NativeVecEnv`; the environments import nothing of
+    training).  They are seeded from ``cfg.seed`` and the step the run starts (or resumes) at,
+    so a resumed run does not replay the same games."""
     import numpy as np
-    from stable_baselines3.common.vec_env import VecMonitor
 
     from zavandor_env.envs.sb3 import NativeVecEnv
 
     seed = int(np.random.SeedSequence([cfg.seed, start_step]).generate_state(1)[0])
-    return VecMonitor(NativeVecEnv(cfg.ppo.n_envs, spec, cfg.num_players, seed=seed,
-                                   learner_seat=cfg.learner_seat, **cfg.env_options()))
+    return NativeVecEnv(cfg.ppo.n_envs, spec, cfg.num_players, seed=seed,
+                        learner_seat=cfg.learner_seat, **cfg.env_options())
 
 
-def make_model(cfg: TrainConfig, venv: Any, seed: int | None = None) -> Any:
-    """A fresh MaskablePPO built from the config alone (``seed`` default: ``cfg.seed``)."""
-    from sb3_contrib import MaskablePPO
-    from torch import nn
+def make_model(cfg: TrainConfig, venv: Any = None, seed: int | None = None) -> Any:
+    """A fresh :class:`~zavandor_env.train.ppo.algorithm.MaskedPPO` built from the config
+    alone (``seed`` default: ``cfg.seed``; ``venv`` is accepted for the sizes' sake and
+    unused: the observation and action sizes are the game's)."""
+    from zavandor_env.encoding.observation import OBS_SIZE
+    from zavandor_env.engine.actions import NUM_ACTIONS
+    from zavandor_env.train.ppo.algorithm import MaskedPPO
 
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.activation]
-    return MaskablePPO(
-        "MlpPolicy",
-        venv,
-        **{key: getattr(cfg.ppo, key) for key in PPO_ARGUMENTS},
-        policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                       "activation_fn": activation},
-        seed=cfg.seed if seed is None else seed,
-        device="cpu",
-        verbose=0,
-    )
+    return MaskedPPO(OBS_SIZE, NUM_ACTIONS, list(cfg.net_arch), cfg.activation,
+                     cfg.ppo.learning_rate, cfg.seed if seed is None else seed, cfg.device)
 
 
 def restore_model(model: Any, checkpoint: Checkpoint) -> None:
     """Load a checkpoint's tensors and counters into a model built from the run's config."""
     try:
-        model.set_parameters(checkpoint.params, exact_match=True, device="cpu")
-    except (RuntimeError, ValueError, KeyError) as exc:
+        model.set_parameters(checkpoint.params)
+    except (RuntimeError, ValueError, KeyError, IndexError) as exc:
         raise does_not_fit(checkpoint, exc) from None
     model.num_timesteps = checkpoint.step
     model._n_updates = int(checkpoint.state.get("n_updates", 0))
@@ -113,7 +108,7 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     """
     from zavandor_env.train.common.pool import OpponentPool
     from zavandor_env.train.common.timed import TimedPolicies
-    from zavandor_env.train.ppo.callbacks import SelfPlayCallback
+    from zavandor_env.train.ppo.callbacks import SelfPlayCallback, TensorBoardLog
     from zavandor_env.train.ppo.export import policy_from_sb3
 
     began = time.monotonic()  # max_minutes and the marks count the imitation phase too
@@ -127,7 +122,12 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
     model, venv = _build_model(cfg, pool, checkpoint, init, run_dir)
     if checkpoint is not None:
         record_resume(run_dir, checkpoint.step, overrides)  # once everything it needs loaded
-    logger, writer = _charts(model, cfg, run_dir, checkpoint is None, init)
+    log = TensorBoardLog(run_dir)
+    if checkpoint is None:
+        log.text("config", cfg.to_markdown())
+    if init is not None:
+        log.text("init_policy", f"initialised from {init[0]}")
+        print(f"initialised from {init[0]}")
     checkpoints = CheckpointWriter(run_dir, checkpoint, shape=model_shape(cfg))
 
     def save_checkpoint(step: int) -> None:
@@ -139,42 +139,68 @@ def train(cfg: TrainConfig | None = None, resume: str | Path | None = None,
                   lambda info: policy_from_sb3(model, info), figures, cfg)
         pool.prune_files(checkpoints.kept_snapshot_files)
 
-    start = int(model.num_timesteps)
-    callback = SelfPlayCallback(cfg, pool, rating, save_checkpoint, totals, start_step=start,
+    callback = SelfPlayCallback(cfg, model, venv, log, pool, rating, save_checkpoint, totals,
                                 timed=timed, began=began)
     try:
-        remaining = cfg.ppo.total_timesteps - start
-        if remaining > 0:
-            model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=False)
+        start = int(model.num_timesteps)
+        learn(model, venv, cfg, callback)
         callback.updating = False
-        callback.init_callback(model)  # (again, for a resumed run that had nothing left to do)
         callback.periodic(int(model.num_timesteps), final=True)
         callback.keep_timed()
+        print(callback.phases.summary(int(model.num_timesteps) - start), flush=True)
     except KeyboardInterrupt:
         raise interrupted(run_dir, int(model.num_timesteps), callback.updating,
                           save_checkpoint) from None
     finally:
-        close_quietly(writer.flush, logger.close, venv.close)
+        callback.close()
+        close_quietly(log.close, venv.close)
         release(run_dir)
     return run_dir
 
 
-def _charts(model: Any, cfg: TrainConfig, run_dir: Path, new: bool,
-            init: Any) -> tuple[Any, Any]:
-    """SB3's TensorBoard logger for ``model`` and its writer; a new run charts its config
-    and its warm start."""
-    from stable_baselines3.common.logger import TensorBoardOutputFormat, configure
+def learn(model: Any, venv: Any, cfg: TrainConfig, callback: Any) -> None:
+    """PPO iterations until ``ppo.total_timesteps`` learner decisions or the wall-clock
+    budget: a rollout (stopped without an update when the budget runs out in it), GAE, the
+    update, then the callback's periodic work."""
+    import torch
 
-    logger = configure(str(run_dir), ["tensorboard"])
-    model.set_logger(logger)
-    writer = next(f.writer for f in logger.output_formats
-                  if isinstance(f, TensorBoardOutputFormat))
-    if new:
-        writer.add_text("config", cfg.to_markdown(), 0)
-    if init is not None:
-        writer.add_text("init_policy", f"initialised from {init[0]}", 0)
-        print(f"initialised from {init[0]}")
-    return logger, writer
+    from zavandor_env.encoding.observation import OBS_SIZE
+    from zavandor_env.engine.actions import NUM_ACTIONS
+    from zavandor_env.train.ppo.algorithm import Rollout, UpdateSettings
+
+    ppo = cfg.ppo
+    settings = UpdateSettings.of(ppo)
+    rollout = Rollout(ppo.n_steps, ppo.n_envs, OBS_SIZE, NUM_ACTIONS)
+    obs = venv.reset()
+    threads = torch.get_num_threads()
+    phases = callback.phases
+    while model.num_timesteps < ppo.total_timesteps:
+        torch.set_num_threads(1)  # small forward passes: more threads only synchronise
+        for t in range(ppo.n_steps):
+            with phases("forward"):
+                masks = venv.action_masks()
+                actions, log_probs, values = model.act(obs, masks)
+                rollout.obs[t], rollout.masks[t] = obs, masks
+                rollout.actions[t], rollout.log_probs[t] = actions, log_probs
+                rollout.values[t] = values
+            with phases("env"):
+                obs, rewards, terminated, truncated = venv.step_batch(actions)
+                ended = terminated | truncated
+                rollout.rewards[t], rollout.ended[t] = rewards, ended
+                callback.episodes.add(rewards, ended)
+            model.num_timesteps += ppo.n_envs
+            if callback.bar is not None:
+                callback.bar.update(ppo.n_envs)
+            if callback.out_of_time():
+                return  # as SB3: a rollout cut short trains nothing
+        with phases("checkpoint"):
+            callback.keep_timed()  # the policy that played the rollout, about to be updated
+        callback.updating = True
+        with phases("update"):
+            rollout.finish(model.values(obs), settings.gamma, settings.gae_lambda)
+            torch.set_num_threads(threads)
+            figures = model.update(rollout, settings)
+        callback.after_update(figures, last=model.num_timesteps >= ppo.total_timesteps)
 
 
 def _build_model(cfg: TrainConfig, pool: Any, checkpoint: Checkpoint | None, init: Any,

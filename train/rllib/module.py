@@ -26,26 +26,10 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
 from zavandor_env.envs.rllib import MASK_KEY, OBS_KEY
+from zavandor_env.train.ppo.algorithm import mlp, orthogonal_init
 
 #: A logit no legal action can lose to (finite: ``-inf`` turns entropy and KL into NaN).
 MASKED_LOGIT = float(torch.finfo(torch.float32).min)
-ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
-
-
-def mlp(sizes: list[int], activation: str) -> nn.Sequential:
-    """Linear layers ``sizes[0] -> sizes[1] -> ...``, each followed by the activation."""
-    layers: list[nn.Module] = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        layers += [nn.Linear(fan_in, fan_out), ACTIVATIONS[activation]()]
-    return nn.Sequential(*layers)
-
-
-def _orthogonal(module: nn.Module, gain: float) -> None:
-    """SB3's initialisation: orthogonal weights with ``gain``, zero biases."""
-    for layer in module.modules():
-        if isinstance(layer, nn.Linear):
-            nn.init.orthogonal_(layer.weight, gain=gain)
-            nn.init.zeros_(layer.bias)
 
 
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
@@ -66,10 +50,10 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         self.action_head = nn.Linear(hidden[-1], num_actions)
         self.critic = mlp([obs_dim, *hidden], activation)
         self.value_head = nn.Linear(hidden[-1], 1)
-        _orthogonal(self.actor, np.sqrt(2))
-        _orthogonal(self.critic, np.sqrt(2))
-        _orthogonal(self.action_head, 0.01)
-        _orthogonal(self.value_head, 1.0)
+        orthogonal_init(self.actor, np.sqrt(2))
+        orthogonal_init(self.critic, np.sqrt(2))
+        orthogonal_init(self.action_head, 0.01)
+        orthogonal_init(self.value_head, 1.0)
 
     def get_non_inference_attributes(self) -> list[str]:
         return ["critic", "value_head"]
