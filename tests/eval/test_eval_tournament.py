@@ -237,3 +237,24 @@ def test_eval_prints_labels_from_a_file_with_control_characters_escaped(tmp_path
                  "--quiet", "--no-chart"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\u202e" not in out and "r\\x1b[2J\\u202e" in out
+
+
+@pytest.mark.parametrize("label", [r"$\undefinedmacro$", r"$\mathrm{heuristic}$"])
+def test_a_label_with_dollars_is_drawn_as_text_not_math(tmp_path, label):
+    """A user's label is never parsed as matplotlib math: a bad macro used to fail every
+    chart (so no report, and a failing --resume), a good one drew a look-alike."""
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("num_players: 2\ngames: 2\nseed: 3\nagents:\n  - random\n"
+                   f"  - {{agent: heuristic, label: '{label}'}}\n"
+                   "game_options: {max_rounds: 2}\n")
+    out = tmp_path / "out"
+    assert main(["eval", str(cfg), "--workers", "1", "--out", str(out), "--quiet"]) == 0
+    assert (out / "chart.png").stat().st_size > 0
+    from zavandor_env.eval.charts import pyplot
+
+    plt = pyplot()
+    fig, ax = plt.subplots()
+    text = ax.text(0, 0, label)
+    fig.canvas.draw()
+    assert text.get_text() == label and not text._preprocess_math(label)[1]
+    plt.close(fig)

@@ -152,3 +152,31 @@ def test_the_bounded_reader_never_takes_a_number_as_a_file_descriptor(path: obje
     file name (a second line of defence behind the spec and config checks)."""
     with pytest.raises(UntrustedInputError, match="must be a file name"):
         read_bounded(path, what="config", max_bytes=100)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_or_a_device_is_refused_at_once_not_read_forever(tmp_path: Path) -> None:
+    """A FIFO named where a file is expected (``zavandor replay FIFO``, ``eval --game FIFO``,
+    a tournament file) used to block the command forever; a device never ends."""
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        with pytest.raises(UntrustedInputError, match="is not a regular file"):
+            read_bounded(path, what="saved game", max_bytes=100)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+@pytest.mark.parametrize("argv", [["replay", "{fifo}"], ["eval", "{fifo}"],
+                                  ["eval", "--agents", "random", "random", "--game", "{fifo}"]])
+def test_the_commands_refuse_a_fifo_in_one_line(tmp_path: Path, argv: list[str]) -> None:
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "in.json"
+    os.mkfifo(fifo)
+    result = subprocess.run([sys.executable, "-m", "zavandor_env.cli",
+                             *(a.format(fifo=fifo) for a in argv)],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode != 0
+    assert "not a regular file" in result.stderr and result.stderr.count("\n") == 1, \
+        result.stderr

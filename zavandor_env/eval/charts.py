@@ -11,12 +11,16 @@ from zavandor_env.io.files import write_atomic
 
 
 def pyplot() -> Any:
-    """``matplotlib.pyplot`` on the Agg backend (no display needed)."""
+    """``matplotlib.pyplot`` on the Agg backend (no display needed), every text drawn as it
+    is: agent labels come from the user and from run folders, and ``$...$`` in one must not be
+    parsed as math (a bad macro would fail every chart; a good one would draw a look-alike)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcParams["text.parse_math"] = False
+    plt.rcParams["text.usetex"] = False
     return plt
 
 

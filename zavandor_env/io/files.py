@@ -45,8 +45,9 @@ class UntrustedInputError(ValueError):
 
 
 def read_bounded(path: str | Path, *, what: str, max_bytes: int) -> bytes:
-    """The bytes of ``path``, refused with one line when it is larger than ``max_bytes``
-    or cannot be read (the file is never read past the cap).
+    """The bytes of the regular file ``path``, refused with one line when it is larger than
+    ``max_bytes``, is no regular file (a FIFO would block the reader forever, a device never
+    end) or cannot be read (the file is never read past the cap).
 
     ``path`` must be a path: ``open()`` takes an integer as a file descriptor (``0`` reads
     stdin, and closing it closes the descriptor), so a number from a file or a spec that
@@ -55,7 +56,11 @@ def read_bounded(path: str | Path, *, what: str, max_bytes: int) -> bytes:
         raise UntrustedInputError(f"{what} must be a file name, got {type(path).__name__} "
                                   f"{str(path)[:40]!r}")
     try:
-        with open(path, "rb") as fh:
+        # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise UntrustedInputError(f"{what} {str(path)!r} is not a regular file")
             data = fh.read(max_bytes + 1)
     except OSError as exc:
         raise UntrustedInputError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") \
