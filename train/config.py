@@ -57,8 +57,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SNAPSHOT", "TrainConfig", "TrainConfigError", "check_agent_spec", "load_config"]
 
-#: The trainers: the project's masked PPO in this process, expert iteration (the network-guided search
-#: plays, the network learns its moves) or RLlib PPO on Ray.
+#: The trainers: the project's masked PPO in this process, expert iteration (the network-guided
+#: search plays, the network learns its moves) or RLlib PPO on Ray.
 Trainer = Literal["ppo", "exit", "rllib"]
 Activation = Literal["tanh", "relu"]
 Device = Literal["auto", "cpu", "cuda"]

@@ -360,3 +360,37 @@ def test_rllib_open_spiel_env_plays_to_the_end(pyspiel: Any, name: str,
     assert env.state.is_terminal()
     assert sum(env.state.returns()) == pytest.approx(0.0)
     assert penalized or name == "connect_four"
+
+
+def _texts(pyspiel: Any, decisions: int = 12) -> tuple[Any, dict[str, Any]]:
+    game = pyspiel.load_game(GAME_NAME, {"players": 2, "seed": 1})
+    state = game.new_initial_state()
+    for draw in (9, 200, 3, 77):
+        state.apply_action(draw)
+    rng = random.Random(0)
+    while len(state.history()) < 4 + decisions and not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    return game, json.loads(state.serialize())
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda d: d["history"].append([0, d["history"][-1][1]]), "not its game's"),
+    (lambda d: d["history"].pop(), "not its game's"),
+    (lambda d: d["game"]["state"]["config"].update(max_decisions=500), "max_decisions=500"),
+    (lambda d: d["game"]["state"]["config"].update(allow_overbid=False), "allow_overbid=False"),
+    (lambda d: d.update(deal=[9, 200, 3, 78], history=[[-1, 9], [-1, 200], [-1, 3], [-1, 78],
+                                                      *d["history"][4:]]), "seed is not"),
+])
+def test_a_state_text_whose_parts_disagree_is_refused_as_a_spiel_error(
+        pyspiel: Any, change: Any, match: str) -> None:
+    """Each part is valid alone (a history of actions, a saved game, a deal); together they
+    must describe one state of this game: the history is the game's decisions, the game is
+    played under this game's rules, and its seed is the deal's."""
+    from zavandor_env.envs.openspiel_text import StateTextError
+
+    game, data = _texts(pyspiel)
+    game.deserialize_state(json.dumps(data))  # as saved: accepted
+    change(data)
+    with pytest.raises(pyspiel.SpielError, match=match) as info:
+        game.deserialize_state(json.dumps(data))
+    assert isinstance(info.value, StateTextError) and "\n" not in str(info.value)

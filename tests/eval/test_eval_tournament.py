@@ -258,3 +258,16 @@ def test_a_label_with_dollars_is_drawn_as_text_not_math(tmp_path, label):
     fig.canvas.draw()
     assert text.get_text() == label and not text._preprocess_math(label)[1]
     plt.close(fig)
+
+
+@pytest.mark.parametrize(("line", "flag"), [("workers: abc", ["--workers", "1"]),
+                                            ("games: -3", ["--games", "2"]),
+                                            ("seed: 1.5", ["--seed", "1"])])
+def test_a_bad_value_in_the_file_is_refused_even_where_a_flag_replaces_it(
+        tmp_path, capsys, line, flag):
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(f"num_players: 2\nagents: [random, heuristic]\n{line}\n")
+    rc = main(["eval", str(cfg), *flag, "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and line.split(":")[0] in err and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()

@@ -402,9 +402,9 @@ def test_a_full_disk_during_training_is_one_line_and_leaves_a_resumable_run(
     import errno
 
     import numpy as np
-    from zavandor_env.train.ppo.algorithm import MaskedPPO
 
     from zavandor_env.cli import main
+    from zavandor_env.train.ppo.algorithm import MaskedPPO
 
     target, name = (MaskedPPO, "save") if failing == "model" else (np, "savez")
     real, calls = getattr(target, name), []

@@ -324,6 +324,68 @@ def test_a_client_that_stops_mid_request_is_dropped(app: AppServer,
         assert time.monotonic() - started < 5
 
 
+def test_slow_trickling_clients_are_dropped_at_the_request_deadline(
+        app: AppServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """32 connections sending a header byte now and then (each within the socket timeout)
+    used to hold every slot for as long as they liked: now each is dropped when its request
+    deadline is up, and a normal request is answered soon after."""
+    monkeypatch.setattr(web, "REQUEST_DEADLINE", 1.5)
+    slow = [socket.create_connection(app.server_address[:2], timeout=TIMEOUT) for _ in range(32)]
+    started = time.monotonic()
+    try:
+        for sock in slow:
+            sock.sendall(b"GET /api/state HTTP/1.1\r\n")
+        closed: set[int] = set()
+        while len(closed) < len(slow) and time.monotonic() - started < 8:
+            for k, sock in enumerate(slow):  # a byte each 0.3 s: never silent for long
+                if k in closed:
+                    continue
+                try:
+                    sock.sendall(b"X")
+                    sock.settimeout(0.01)
+                    if sock.recv(1) == b"":
+                        closed.add(k)
+                except (BlockingIOError, TimeoutError):
+                    pass
+                except OSError:  # reset: closed by the server
+                    closed.add(k)
+                finally:
+                    sock.settimeout(TIMEOUT)
+            time.sleep(0.3)
+        assert len(closed) == len(slow), f"{len(slow) - len(closed)} slow clients still held"
+        assert time.monotonic() - started < 6  # the deadline, not the trickle, ended them
+        answer = None
+        for _ in range(50):  # the slots come back as the threads see the closes
+            try:
+                answer = send(app, "GET", "/api/state")
+                break
+            except (AssertionError, ConnectionError):
+                time.sleep(0.1)
+        assert answer is not None and answer.status == 200
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_one_client_cannot_take_every_slot(app: AppServer) -> None:
+    """Past MAX_CONNECTIONS_PER_CLIENT open connections of one address, its next ones are
+    closed on arrival, while another address (127.0.0.2, loopback too) is still served."""
+    mine = [socket.create_connection(app.server_address[:2], timeout=TIMEOUT)
+            for _ in range(web.MAX_CONNECTIONS_PER_CLIENT)]
+    try:
+        time.sleep(0.2)
+        with socket.create_connection(app.server_address[:2], timeout=TIMEOUT) as extra:
+            assert extra.recv(1) == b""  # this address is at its cap
+        with socket.create_connection(app.server_address[:2], timeout=TIMEOUT,
+                                      source_address=("127.0.0.2", 0)) as other:
+            other.sendall(f"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:"
+                          f"{app.server_address[1]}\r\n\r\n".encode())
+            assert other.recv(12).startswith(b"HTTP/1.0 200")
+    finally:
+        for sock in mine:
+            sock.close()
+
+
 # ---- the command line ----------------------------------------------------------------------
 def test_serve_parses_allow_host() -> None:
     args = build_parser().parse_args(["serve", "--allow-host", "zavandor.lan",

@@ -2,8 +2,9 @@
 
 Layout of ``<run>/checkpoints/``::
 
-    step_<N>/            model.zip (SB3's tensor layout: weights + optimizer) and state.json (step, pool,
-                         rating, totals); ``step_<N>-2`` etc. when a step is saved twice
+    step_<N>/            model.zip (weights + optimizer, SB3's tensor layout) and state.json
+                         (step, pool, rating, totals); ``step_<N>-2`` etc. when a step is
+                         saved twice
     LATEST               name of the newest complete checkpoint
     .partial-step_<N>/   a checkpoint being written (never read; removed by the next save)
 

@@ -68,6 +68,15 @@ def orthogonal_init(module: nn.Module, gain: float) -> None:
             nn.init.zeros_(layer.bias)
 
 
+class MlpExtractor(nn.Module):
+    """The two hidden networks, apart (SB3's ``MlpExtractor`` without shared layers)."""
+
+    def __init__(self, obs_dim: int, net_arch: list[int], activation: str) -> None:
+        super().__init__()
+        self.policy_net = mlp([obs_dim, *net_arch], activation)
+        self.value_net = mlp([obs_dim, *net_arch], activation)
+
+
 class ActorCritic(nn.Module):
     """The actor (masked logits) and the critic (a value), two MLPs of ``net_arch`` apart,
     in SB3's ``MlpPolicy`` layout (see the module docstring)."""
@@ -76,9 +85,7 @@ class ActorCritic(nn.Module):
                  activation: str) -> None:
         super().__init__()
         self.activation = activation
-        self.mlp_extractor = nn.Module()
-        self.mlp_extractor.policy_net = mlp([obs_dim, *net_arch], activation)
-        self.mlp_extractor.value_net = mlp([obs_dim, *net_arch], activation)
+        self.mlp_extractor = MlpExtractor(obs_dim, net_arch, activation)
         self.action_net = nn.Linear(net_arch[-1], num_actions)
         self.value_net = nn.Linear(net_arch[-1], 1)
         # SB3's gains: sqrt(2) in the hidden layers, 0.01 for the logits (a near-uniform first

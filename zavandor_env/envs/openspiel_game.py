@@ -135,10 +135,28 @@ class ZavandorGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type s
             if engine.num_players != players:
                 raise StateTextError(f"python_zavandor state: its game has "
                                      f"{engine.num_players} players, not {players}")
+            self._check_agrees(record, engine)
         state = ZavandorState(self, engine)
         state._deal = list(record.deal)
         state._restore_history(record.history)
         return state
+
+    def _check_agrees(self, record: Any, engine: Game) -> None:
+        """The parts of a state text tell one story: its game is played under this game's
+        rules, dealt by its deal, and its history is that game's decisions."""
+        ours, theirs = self.config.to_dict(), engine.config.to_dict()
+        differ = sorted(k for k in ours if ours[k] != theirs.get(k))
+        if differ:
+            key = differ[0]
+            raise StateTextError(f"python_zavandor state: its game is played with {key}="
+                                 f"{theirs.get(key)!r}, this game with {key}={ours[key]!r}")
+        if len(record.deal) == DEAL_DRAWS and engine.seed != deal_seed(self.salt, record.deal):
+            raise StateTextError("python_zavandor state: its game's seed is not the one its "
+                                 "deal draws")
+        decisions = [action for _, action in record.history[len(record.deal):]]
+        if decisions != list(engine.history):
+            raise StateTextError(f"python_zavandor state: its history holds {len(decisions)} "
+                                 f"decisions that are not its game's {len(engine.history)}")
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         """Our encoder as OpenSpiel's observer (the same for observation and info state)."""

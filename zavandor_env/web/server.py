@@ -39,7 +39,9 @@ send requests to 127.0.0.1, and a DNS name of its own can be made to point there
                   script and style, no framing, no referrer, same-origin resource policy
 
 A GET changes nothing, so it needs only the Host check.  At most ``MAX_CONNECTIONS`` are
-served at once, and one that falls silent mid-request is dropped after ``SOCKET_TIMEOUT``.
+served at once (``MAX_CONNECTIONS_PER_CLIENT`` of one address), one that falls silent
+mid-request is dropped after ``SOCKET_TIMEOUT``, and one whose request is not read whole
+within ``REQUEST_DEADLINE`` (a slow trickle) is dropped then.
 
 The agents' moves are played inside the request that follows the person's move (not with
 ``play_game``, which owns its loop until the game ends), through the same agent contract:
@@ -51,11 +53,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import io
 import json
 import random
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -83,8 +87,14 @@ _MAX_BODY_DEPTH = 4  # {"action": 3, "decision": 10} is depth 1
 MAX_SEED = 2**63 - 1
 #: Open connections served at once; more are closed on arrival (a browser opens about six).
 MAX_CONNECTIONS = 32
+#: Open connections of one client address at once: one client cannot take every slot.
+MAX_CONNECTIONS_PER_CLIENT = 16
 #: Seconds a connection may stay silent in the middle of a request.
 SOCKET_TIMEOUT = 15.0
+#: Seconds from a request's first awaited byte to its last (request line, headers, body): a
+#: client that trickles a byte now and then is dropped when they are up, however it paces
+#: itself (the socket timeout alone restarts with every byte).
+REQUEST_DEADLINE = 10.0
 #: The header that carries the server's token (made at start, written into the page); a page
 #: of another origin cannot read it, and cannot send a custom header without a preflight.
 TOKEN_HEADER = "X-Zavandor-Token"
@@ -312,6 +322,28 @@ def _content_length(values: list[str]) -> int:
     return int(digits)
 
 
+class _DeadlineReader(io.RawIOBase):
+    """A socket's bytes, each wait bounded by what is left of the handler's request deadline
+    (and by the socket timeout): ``TimeoutError`` once it has passed."""
+
+    def __init__(self, handler: _Handler) -> None:
+        self.handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        sock = self.handler.connection
+        left = self.handler.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"the request was not read whole within {REQUEST_DEADLINE} s")
+        sock.settimeout(min(self.handler.timeout, left))
+        try:
+            return sock.recv_into(buffer)
+        finally:
+            sock.settimeout(self.handler.timeout)  # the answer's writes: the plain timeout
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Routes the app's few requests to the server's :class:`Table`, after the checks that
     keep other web pages and other machines' names out (see the module's docstring)."""
@@ -319,6 +351,18 @@ class _Handler(BaseHTTPRequestHandler):
     server: AppServer
     server_version = "zavandor"
     timeout = SOCKET_TIMEOUT  # a client that stops sending mid-request is dropped
+    deadline = 0.0  # (monotonic) when the request being read must be read whole
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the plain reader: every read now goes through the deadline
+        self.rfile = io.BufferedReader(_DeadlineReader(self))
+
+    def handle_one_request(self) -> None:
+        # The deadline covers the wait for the request and its reading; http.server answers
+        # a TimeoutError by closing the connection.
+        self.deadline = time.monotonic() + REQUEST_DEADLINE
+        super().handle_one_request()
 
     def version_string(self) -> str:
         """The ``Server`` header: the app's name, not the Python version."""
@@ -506,6 +550,8 @@ class AppServer(ThreadingHTTPServer):
         self.security_headers = {**SECURITY_HEADERS,
                                  "Content-Security-Policy": content_security_policy()}
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._per_client: dict[str, int] = {}
+        self._per_client_lock = threading.Lock()
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), _Handler)
@@ -522,18 +568,34 @@ class AppServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Serve a connection in its own thread, or close it at once when
-        :data:`MAX_CONNECTIONS` are open (so open sockets cannot pile up threads)."""
-        if not self._slots.acquire(blocking=False):
-            self.shutdown_request(request)
-            return
+        :data:`MAX_CONNECTIONS` are open, or :data:`MAX_CONNECTIONS_PER_CLIENT` of its
+        address (so open sockets cannot pile up threads, nor one client take every slot)."""
+        client = str(client_address[0])
+        with self._per_client_lock:
+            if self._per_client.get(client, 0) >= MAX_CONNECTIONS_PER_CLIENT:
+                self.shutdown_request(request)
+                return
+            if not self._slots.acquire(blocking=False):
+                self.shutdown_request(request)
+                return
+            self._per_client[client] = self._per_client.get(client, 0) + 1
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._slots.release()
+            self._release(client)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self._release(str(client_address[0]))
+
+    def _release(self, client: str) -> None:
+        with self._per_client_lock:
+            left = self._per_client.get(client, 1) - 1
+            if left > 0:
+                self._per_client[client] = left
+            else:
+                self._per_client.pop(client, None)
             self._slots.release()
