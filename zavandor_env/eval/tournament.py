@@ -60,8 +60,8 @@ class TournamentConfig:
         """Read a tournament file (see ``configs/eval/*.yaml``); ``overrides`` that are not
         None replace its values, once the file's own values passed every check (a bad value
         in the file is refused even where a flag replaces it).  The file may come from anyone:
-        it is read as plain data, bounded in size and depth, every field is type-checked and held to its ceiling, and
-        every problem is one line
+        it is read as plain data, bounded in size and depth, every field is type-checked and
+        held to its ceiling, and every problem is one line
         (:class:`~zavandor_env.eval.tournament_file.TournamentConfigError`, a
         ``ValueError``; see :mod:`zavandor_env.eval.tournament_file`)."""
         data = read_tournament_file(path, {})
