@@ -18,6 +18,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -67,6 +68,12 @@ void set_scale(const py::object& scale_obj, double bound, const std::string& fin
       zav::pyutil::checked_array(scale_obj, "scale", "float32", is_float32, {zav::OBS_SIZE}, true,
                                  false));
   if (!entries.is_none()) check_layout_entries(entries, scale.data());
+  // A NaN or infinite scale (or bound) would poison every observation the core encodes.
+  if (!std::isfinite(bound) || bound <= 0)
+    throw py::value_error("bound must be a finite number > 0, got " + std::to_string(bound));
+  for (int i = 0; i < zav::OBS_SIZE; ++i)
+    if (!std::isfinite(scale.data()[i]))
+      throw py::value_error("observation scale " + std::to_string(i) + " is not finite");
   zav::set_observation_scale(scale.data(), zav::OBS_SIZE, static_cast<float>(bound), fingerprint);
 }
 

@@ -41,6 +41,10 @@ void register_vec(py::module_& m);      // bind_vec.cpp
 
 namespace {
 
+// Tokens a hand given to the _choose_payment test hook may hold (a real hand holds a few
+// dozen; the search's bitset grows with tokens x amount).
+constexpr long long MAX_PAYMENT_TOKENS = 1000;
+
 // ---- state dict <-> GameState: one generic reader and writer per C++ type -------------------
 [[noreturn]] void bad(const char* key, int i, const std::string& problem) {
   throw py::value_error("state dict: " + std::string(key) +
@@ -386,17 +390,34 @@ PYBIND11_MODULE(_native, m) {
         return py::make_tuple(total, secs);
       },
       py::arg("config"), py::arg("seeds"), py::arg("actions"), py::arg("repeats") = 1);
-  // Test hooks for the automatic money handling (economy.py).
-  m.def("_dust_chits", [](int amount, bool one) {
+  // Test hooks for the automatic money handling (economy.py).  Importable means reachable:
+  // every argument is bounded here, as any entry point's (a negative amount indexed the change
+  // table out of bounds; a hand of 2**31 - 1 tokens allocated until memory ran out).
+  m.def("_dust_chits", [](const py::handle& amount_obj, bool one) {
+    const int amount = static_cast<int>(pyutil::integer_in(amount_obj, 0, MAX_AMOUNT, "amount"));
     std::array<int, NUM_DUST_CHITS> out{};
     dust_chits(amount, one, out.data());
     return py::tuple(put(out));
-  });
-  m.def("_choose_payment", [](const std::array<int, NUM_TOKENS>& hand, int amount, bool one) {
+  }, py::arg("amount"), py::arg("one_value_dust"));
+  m.def("_choose_payment", [](const py::handle& hand_obj, const py::handle& amount_obj, bool one) {
+    if (py::isinstance<py::str>(hand_obj) || !py::isinstance<py::sequence>(hand_obj) ||
+        py::len(hand_obj) != static_cast<std::size_t>(NUM_TOKENS))
+      throw py::value_error("hand must hold " + std::to_string(NUM_TOKENS) + " token counts");
+    std::array<int, NUM_TOKENS> hand{};
+    long long tokens = 0;
+    for (int t = 0; t < NUM_TOKENS; ++t) {
+      hand[static_cast<std::size_t>(t)] = static_cast<int>(
+          pyutil::integer_in(hand_obj[py::int_(t)], 0, MAX_PAYMENT_TOKENS, "hand[i]"));
+      tokens += hand[static_cast<std::size_t>(t)];
+    }
+    if (tokens > MAX_PAYMENT_TOKENS)
+      throw py::value_error("hand holds " + std::to_string(tokens) + " tokens (at most " +
+                            std::to_string(MAX_PAYMENT_TOKENS) + ")");
+    const int amount = static_cast<int>(pyutil::integer_in(amount_obj, 0, MAX_AMOUNT, "amount"));
     std::array<int, NUM_TOKENS> chosen{};
     if (!choose_payment(hand.data(), amount, one, chosen.data())) throw py::value_error("hand cannot pay");
     return chosen;
-  });
+  }, py::arg("hand"), py::arg("amount"), py::arg("one_value_dust"));
 
   register_observe(m);
   register_bots(m);

@@ -538,6 +538,21 @@ def test_payment_matches() -> None:
         _native._choose_payment([0] * NUM_TOKENS, 1, False)
 
 
+def test_hostile_calls_of_the_exported_hooks_are_refused_not_crashing() -> None:
+    """Out-of-range amounts, hands of the wrong length or of billions of tokens, NaN scales:
+    each is one line of ValueError, in a child process so a crash fails this test (.ci/sanitize
+    runs the same calls under ASan and UBSan)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, "-m", "tests.native_attacks"], cwd=root,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr[-2000:]
+    assert "0 not refused cleanly" in result.stdout
+
+
 # ---- the larger run ----------------------------------------------------------------------------
 @pytest.mark.parametrize("num_players", [2, 6])
 def test_backends_agree_in_a_short_selfcheck(num_players: int) -> None:
