@@ -10,10 +10,10 @@ Subpackages: ``engine`` (the rules), ``envs`` (PettingZoo / Gymnasium), ``agents
 the tournament), ``train`` (self-play training).  The environment subpackage is ``envs``, not
 ``env``, so that importing it can never shadow the :func:`env` factory.
 
-``gymnasium.make("Zavandor-v0", num_players=4)`` works after ``import zavandor_env``, whichever
-of ``gymnasium`` and ``zavandor_env`` is imported first: the id is registered at once if
-Gymnasium is already loaded, otherwise as soon as Gymnasium finishes importing.
-``gymnasium.make("zavandor_env:Zavandor-v0")`` works without any import.
+``gymnasium.make("Zavandor-v0", num_players=4)`` and ``pettingzoo.make("aec", "zavandor-v0",
+num_players=4)`` work after ``import zavandor_env``, whichever is imported first: each id is
+registered at once if its library is already loaded, otherwise as soon as that library
+finishes importing.  ``gymnasium.make("zavandor_env:Zavandor-v0")`` works without any import.
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ from typing import Any as _Any
 
 #: The package's version, its one source: pyproject.toml reads it, ``zavandor --version`` prints it.
 __version__ = "0.1.0"
-__all__ = ["GYM_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium", "zavandor_v0"]
+__all__ = ["GYM_ID", "PETTINGZOO_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium",
+           "register_pettingzoo", "zavandor_v0"]
 
 GYM_ID = "Zavandor-v0"
+PETTINGZOO_ID = "zavandor-v0"
 _LAZY = {"env": "zavandor_env.envs.aec", "raw_env": "zavandor_env.envs.aec",
          "SingleAgentEnv": "zavandor_env.envs.single_agent"}
 
@@ -62,33 +64,63 @@ def register_gymnasium() -> None:
                  vector_entry_point="zavandor_env.envs.vector:make_vector_env")
 
 
-class _RegisterWhenGymnasiumLoads:
-    """A one-shot import hook: after ``import gymnasium`` completes, register our id.
+def register_pettingzoo() -> None:
+    """Register the AEC env as ``zavandor-v0`` in PettingZoo's registry (PettingZoo 1.27 and
+    later; idempotent): ``pettingzoo.make("aec", "zavandor-v0", num_players=4)`` is
+    :func:`zavandor_env.env` with those arguments.  An older PettingZoo has no registry: then
+    nothing is registered (``zavandor_env.env()`` works with every version)."""
+    import pettingzoo
 
-    It only wraps the loader of the top-level ``gymnasium`` module and removes itself, so it
-    costs nothing for other imports and does not import Gymnasium itself.
+    register = getattr(pettingzoo, "register", None)
+    registry = getattr(pettingzoo, "aec_registry", None)
+    if register is not None and registry is not None and PETTINGZOO_ID not in registry:
+        register("aec", PETTINGZOO_ID, entry_point="zavandor_env.envs.aec:env")
+
+
+#: The libraries whose registries get our ids, and who registers them.
+_REGISTRARS = {"gymnasium": register_gymnasium, "pettingzoo": register_pettingzoo}
+
+
+class _RegisterWhenLoaded:
+    """A one-shot import hook: after ``import gymnasium`` (or ``pettingzoo``) completes,
+    register our id there.
+
+    It only wraps the loader of those top-level modules and removes itself once both are
+    done, so it costs nothing for other imports and imports neither library itself.
     """
 
+    def __init__(self) -> None:
+        self.waiting = {name for name in _REGISTRARS if name not in _sys.modules}
+
     def find_spec(self, name: str, path: _Any = None, target: _Any = None) -> _Any:
-        if name != "gymnasium":
+        if name not in self.waiting:
             return None
-        _sys.meta_path.remove(self)
+        self.waiting.discard(name)
+        _sys.meta_path.remove(self)  # the lookup below must not come back here
         from importlib.util import find_spec
 
-        spec = find_spec(name)
+        try:
+            spec = find_spec(name)
+        finally:
+            if self.waiting:
+                _sys.meta_path.insert(0, self)
         if spec is None or spec.loader is None:
             return spec
         exec_module = spec.loader.exec_module
+        registrar = _REGISTRARS[name]
 
         def exec_and_register(module: _Any) -> None:
             exec_module(module)
-            register_gymnasium()
+            registrar()
 
         spec.loader.exec_module = exec_and_register  # type: ignore[method-assign]
         return spec
 
 
-if "gymnasium" in _sys.modules:
-    register_gymnasium()
-elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in _sys.meta_path):
-    _sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
+for _name, _registrar in _REGISTRARS.items():
+    if _name in _sys.modules:
+        _registrar()
+if not any(isinstance(f, _RegisterWhenLoaded) for f in _sys.meta_path):
+    _hook = _RegisterWhenLoaded()
+    if _hook.waiting:
+        _sys.meta_path.insert(0, _hook)

@@ -153,3 +153,23 @@ def test_the_gymnasium_id_entry_point_is_the_agents_layer_factory() -> None:
     zavandor_env.register_gymnasium()
     spec = gymnasium.spec("Zavandor-v0")
     assert spec.entry_point == "zavandor_env.envs.gym_entry:make_env"
+
+
+@pytest.mark.parametrize("imports", ["import zavandor_env, pettingzoo",
+                                     "import pettingzoo, zavandor_env",
+                                     "import gymnasium, zavandor_env, pettingzoo"])
+def test_pettingzoo_make_builds_the_aec_env_whichever_is_imported_first(imports: str) -> None:
+    """PettingZoo 1.27's tutorials build envs with ``pettingzoo.make("aec", id)``: our id is
+    registered on ``import zavandor_env``, before or after PettingZoo loads (and Gymnasium's
+    id still is)."""
+    import subprocess
+    import sys
+
+    code = (f"{imports}\nimport gymnasium, pettingzoo\n"
+            "env = pettingzoo.make('aec', 'zavandor-v0', num_players=3)\n"
+            "env.reset(seed=0)\n"
+            "assert env.num_agents == 3 and env.unwrapped.metadata['name'] == 'zavandor_v0'\n"
+            "assert gymnasium.spec('Zavandor-v0').id == 'Zavandor-v0'\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
