@@ -30,7 +30,7 @@ EXIT_INTERRUPTED = 130
 DESCRIPTION = (
     "Trains a policy by self-play and writes a run folder (runs/<name>__<seed>__<date-time>: "
     "config.yaml, kill-safe checkpoints, TensorBoard logs, policy.npz and eval.json).  The "
-    "config's trainer key chooses the trainer: MaskablePPO against a pool of its own "
+    "config's trainer key chooses the trainer: masked PPO against a pool of its own "
     "snapshots and agent specs (default), RLlib PPO on Ray (trainer: rllib) or expert "
     "iteration (trainer: exit).  No arguments: configs/quick.yaml, a short run.  The run folder is "
     "printed at the start; at the end, the commands that evaluate and publish the policy.  "
@@ -95,8 +95,8 @@ def add_train_parser(sub: Any) -> None:
     """Register ``train`` with the subcommands' action ``sub`` (argparse only: nothing heavy
     is imported)."""
     parser = sub.add_parser(
-        "train", help="self-play training (MaskablePPO, RLlib PPO with backend: rllib, or "
-        "expert iteration with backend: exit; TensorBoard, checkpoints, --resume); no "
+        "train", help="self-play training (masked PPO, RLlib PPO with trainer: rllib, or "
+        "expert iteration with trainer: exit; TensorBoard, checkpoints, --resume); no "
         "arguments: a short quick run",
         description=DESCRIPTION, epilog=epilog())
     parser.add_argument("--config", metavar="YAML", default=None,
@@ -219,7 +219,7 @@ def _trainer(name: str, address: str | None) -> Callable[..., Path]:
 def report(run_dir: Path) -> None:
     """Print where the run went, its last evaluation, and the commands that continue it,
     evaluate its policy, publish it and show its charts."""
-    print(f"\nrun folder: {run_dir}")
+    print(f"\nfinished: {run_dir}")  # (its "run folder:" line came when it started)
     eval_file = run_dir / "eval.json"
     if eval_file.is_file():
         print("\n".join(_figures(eval_file)))
@@ -252,21 +252,38 @@ def next_commands(run_dir: Path) -> list[str]:
 
     run = shlex.quote(str(run_dir))
     spec = shlex.quote(f"policy:path={run_dir / 'policy.npz'}")
-    players = ""
+    players, rules = "", ""
     try:  # the policy plays the run's player count only
         from zavandor_env.train.config import load_config
 
-        players = f" --players {load_config(run_dir / 'config.yaml').num_players}"
+        cfg = load_config(run_dir / "config.yaml")
+        players = f" --players {cfg.num_players}"
+        rules = _rules_note(cfg)
     except (OSError, ValueError):
         pass  # no readable config: eval's default player count
     published = shlex.quote(str(Path("published") / run_dir.name))
     return [
         f"  continue it:  zavandor train --resume {run}",
-        f"  evaluate it:  zavandor eval --agents {spec} heuristic{players} --games 100",
+        f"  evaluate it:  zavandor eval --agents {spec} heuristic{players} --games 100{rules}",
         f"  publish it:   zavandor publish {run} --out {published}",
         f"  watch it:     tensorboard --logdir {shlex.quote(str(run_dir.parent))}   (then open "
         "http://localhost:6006)",
     ]
+
+
+def _rules_note(cfg: Any) -> str:
+    """Where the run's rules differ from the rulebook's (which ``zavandor eval`` plays
+    unless given ``--game``): a note saying so, else nothing."""
+    from zavandor_env.engine import GameConfig
+
+    default = GameConfig(num_players=cfg.num_players).to_dict()
+    ours = cfg.game_config().to_dict()
+    differ = [f"{k}={ours[k]!r}".replace("False", "false").replace("True", "true")
+              for k in sorted(ours) if ours[k] != default.get(k) and k != "max_decisions"]
+    if not differ:
+        return ""
+    return (f"\n                (eval plays the rulebook's rules; this run trained with "
+            f"{', '.join(differ)}: a --game file with those compares like with like)")
 
 
 # ---- zavandor publish --------------------------------------------------------------------------
