@@ -271,3 +271,21 @@ def test_a_bad_value_in_the_file_is_refused_even_where_a_flag_replaces_it(
     err = capsys.readouterr().err
     assert rc == 2 and line.split(":")[0] in err and err.count("\n") == 1, err
     assert not (tmp_path / "out").exists()
+
+
+def test_without_openskill_the_ratings_are_null_and_say_why(monkeypatch):
+    """Without the [eval] extra nothing is rated: the summary holds null (not a rating of 0),
+    and the table says n/a and which install rates them."""
+    import sys
+
+    from zavandor_env.eval.stats import seat_records, summarize
+
+    games = [seat_records(["a", "b"], [10, 5], [1, 2], [0]),
+             seat_records(["a", "b"], [3, 8], [2, 1], [1])]
+    rated, _, _ = summarize(games)
+    if rated["a"].rated:  # openskill is installed here: a rating, then none without it
+        assert rated["a"].to_dict()["rating_mu"] is not None
+    monkeypatch.setitem(sys.modules, "openskill.models", None)
+    agents, _, _ = summarize(games)
+    assert not agents["a"].rated and agents["a"].to_dict()["rating_mu"] is None
+    assert agents["a"].to_dict()["rating_ordinal"] is None

@@ -63,6 +63,8 @@ class AgentSummary:
     mu: float = 0.0
     sigma: float = 0.0
     ordinal: float = 0.0
+    rated: bool = False
+    """whether OpenSkill rated the agent (the ``eval`` extra): else the ratings are null"""
     seat_wins: dict[int, list[float]] = field(default_factory=dict)
 
     @property
@@ -86,9 +88,9 @@ class AgentSummary:
             "win_rate_ci95": [round(self.win_ci[0], 4), round(self.win_ci[1], 4)],
             "mean_rank": round(self.mean_rank, 4),
             "mean_vp": round(self.mean_vp, 3),
-            "rating_mu": round(self.mu, 3),
-            "rating_sigma": round(self.sigma, 3),
-            "rating_ordinal": round(self.ordinal, 3),
+            "rating_mu": round(self.mu, 3) if self.rated else None,
+            "rating_sigma": round(self.sigma, 3) if self.rated else None,
+            "rating_ordinal": round(self.ordinal, 3) if self.rated else None,
             "win_rate_by_seat": {
                 str(s): round(sum(v) / len(v), 4) for s, v in sorted(self.seat_wins.items())
             },
@@ -154,3 +156,4 @@ def _rate(games: list[Sequence[SeatRecord]], agents: dict[str, AgentSummary]) ->
         agents[label].mu = r.mu
         agents[label].sigma = r.sigma
         agents[label].ordinal = r.ordinal()
+        agents[label].rated = True

@@ -21,6 +21,7 @@ from zavandor_env.eval.run_folder import ReportFolder
 from zavandor_env.eval.stats import AgentSummary, summarize
 from zavandor_env.eval.tournament import GameRecord, TournamentConfig
 from zavandor_env.eval.tournament_journal import JOURNAL_FILE, journal_spec
+from zavandor_env.extras import install_command
 from zavandor_env.io.csvfiles import csv_text
 from zavandor_env.io.folders import Folder
 
@@ -82,7 +83,11 @@ class TournamentReport:
         ]
         lines += [f"{a.label:<28} {a.seats:>6} {a.win_rate:>9.3f} "
                   f"{f'[{a.win_ci[0]:.3f}, {a.win_ci[1]:.3f}]':>17} {a.mean_rank:>6.2f} "
-                  f"{a.mean_vp:>7.1f} {a.ordinal:>8.2f}" for a in self.ordered()]
+                  f"{a.mean_vp:>7.1f} "
+                  f"{f'{a.ordinal:.2f}' if a.rated else 'n/a':>8}" for a in self.ordered()]
+        if not all(a.rated for a in self.ordered()):
+            lines.append(f"ratings n/a: OpenSkill is not installed "
+                         f"({install_command('eval')})")
         labels = [a.label for a in self.ordered()]
         if len(labels) > 1:
             lines.append("head-to-head (row finishes ahead of column; ties 0.5):")
