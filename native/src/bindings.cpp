@@ -399,22 +399,18 @@ PYBIND11_MODULE(_native, m) {
     dust_chits(amount, one, out.data());
     return py::tuple(put(out));
   }, py::arg("amount"), py::arg("one_value_dust"));
-  m.def("_choose_payment", [](const py::handle& hand_obj, const py::handle& amount_obj, bool one) {
-    if (py::isinstance<py::str>(hand_obj) || !py::isinstance<py::sequence>(hand_obj) ||
-        py::len(hand_obj) != static_cast<std::size_t>(NUM_TOKENS))
+  m.def("_choose_payment", [](const py::handle& counts, const py::handle& amount_obj, bool one) {
+    if (py::isinstance<py::str>(counts) || !py::isinstance<py::sequence>(counts) ||
+        py::len(counts) != static_cast<std::size_t>(NUM_TOKENS))
       throw py::value_error("hand must hold " + std::to_string(NUM_TOKENS) + " token counts");
-    std::array<int, NUM_TOKENS> hand{};
+    std::array<int, NUM_TOKENS> hand{}, chosen{};
     long long tokens = 0;
-    for (int t = 0; t < NUM_TOKENS; ++t) {
-      hand[static_cast<std::size_t>(t)] = static_cast<int>(
-          pyutil::integer_in(hand_obj[py::int_(t)], 0, MAX_PAYMENT_TOKENS, "hand[i]"));
-      tokens += hand[static_cast<std::size_t>(t)];
-    }
+    for (int t = 0; t < NUM_TOKENS; ++t)
+      tokens += hand[t] = static_cast<int>(
+          pyutil::integer_in(counts[py::int_(t)], 0, MAX_PAYMENT_TOKENS, "hand[i]"));
     if (tokens > MAX_PAYMENT_TOKENS)
-      throw py::value_error("hand holds " + std::to_string(tokens) + " tokens (at most " +
-                            std::to_string(MAX_PAYMENT_TOKENS) + ")");
+      throw py::value_error("hand holds more than " + std::to_string(MAX_PAYMENT_TOKENS) + " tokens");
     const int amount = static_cast<int>(pyutil::integer_in(amount_obj, 0, MAX_AMOUNT, "amount"));
-    std::array<int, NUM_TOKENS> chosen{};
     if (!choose_payment(hand.data(), amount, one, chosen.data())) throw py::value_error("hand cannot pay");
     return chosen;
   }, py::arg("hand"), py::arg("amount"), py::arg("one_value_dust"));

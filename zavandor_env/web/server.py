@@ -53,7 +53,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import io
 import json
 import random
 import secrets
@@ -76,6 +75,7 @@ from zavandor_env.eval.match import ObservationFn, default_observation_fn
 from zavandor_env.io.files import UntrustedInputError, parse_json
 from zavandor_env.render.svg import to_svg
 from zavandor_env.web import asset, fill, script
+from zavandor_env.web.connections import ConnectionSlots, deadline_reader
 
 #: Decisions the agents may take in one request before the server gives up on the game (a
 #: safety net far above any real game: GameConfig.max_decisions ends games long before).
@@ -322,28 +322,6 @@ def _content_length(values: list[str]) -> int:
     return int(digits)
 
 
-class _DeadlineReader(io.RawIOBase):
-    """A socket's bytes, each wait bounded by what is left of the handler's request deadline
-    (and by the socket timeout): ``TimeoutError`` once it has passed."""
-
-    def __init__(self, handler: _Handler) -> None:
-        self.handler = handler
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        sock = self.handler.connection
-        left = self.handler.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError(f"the request was not read whole within {REQUEST_DEADLINE} s")
-        sock.settimeout(min(self.handler.timeout, left))
-        try:
-            return sock.recv_into(buffer)
-        finally:
-            sock.settimeout(self.handler.timeout)  # the answer's writes: the plain timeout
-
-
 class _Handler(BaseHTTPRequestHandler):
     """Routes the app's few requests to the server's :class:`Table`, after the checks that
     keep other web pages and other machines' names out (see the module's docstring)."""
@@ -356,7 +334,7 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.rfile.close()  # the plain reader: every read now goes through the deadline
-        self.rfile = io.BufferedReader(_DeadlineReader(self))
+        self.rfile = deadline_reader(self)
 
     def handle_one_request(self) -> None:
         # The deadline covers the wait for the request and its reading; http.server answers
@@ -549,9 +527,7 @@ class AppServer(ThreadingHTTPServer):
         self.page = page(self.token).encode()
         self.security_headers = {**SECURITY_HEADERS,
                                  "Content-Security-Policy": content_security_policy()}
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        self._per_client: dict[str, int] = {}
-        self._per_client_lock = threading.Lock()
+        self.slots = ConnectionSlots(MAX_CONNECTIONS, MAX_CONNECTIONS_PER_CLIENT)
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), _Handler)
@@ -570,32 +546,17 @@ class AppServer(ThreadingHTTPServer):
         """Serve a connection in its own thread, or close it at once when
         :data:`MAX_CONNECTIONS` are open, or :data:`MAX_CONNECTIONS_PER_CLIENT` of its
         address (so open sockets cannot pile up threads, nor one client take every slot)."""
-        client = str(client_address[0])
-        with self._per_client_lock:
-            if self._per_client.get(client, 0) >= MAX_CONNECTIONS_PER_CLIENT:
-                self.shutdown_request(request)
-                return
-            if not self._slots.acquire(blocking=False):
-                self.shutdown_request(request)
-                return
-            self._per_client[client] = self._per_client.get(client, 0) + 1
+        if not self.slots.take(str(client_address[0])):
+            self.shutdown_request(request)
+            return
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._release(client)
+            self.slots.give_back(str(client_address[0]))
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._release(str(client_address[0]))
-
-    def _release(self, client: str) -> None:
-        with self._per_client_lock:
-            left = self._per_client.get(client, 1) - 1
-            if left > 0:
-                self._per_client[client] = left
-            else:
-                self._per_client.pop(client, None)
-            self._slots.release()
+            self.slots.give_back(str(client_address[0]))
