@@ -107,6 +107,11 @@ class PolicyAgent(Agent):
         self._np_rng = np.random.default_rng(seed)
         self._last: tuple[Any, Any] | None = None  # (observation, mask) of the last decision
 
+    @property
+    def network(self) -> NumpyPolicy | None:
+        """The weights-only network this agent plays (None for an SB3 ``.zip`` model)."""
+        return self._numpy
+
     def _load(self, path: str | Path, device: str, trust_pickle: bool) -> None:
         """Read the policy file at ``path`` (see the class docstring)."""
         try:  # text naming a regular file (an integer would be read as a file descriptor)

@@ -11,8 +11,8 @@
 //   reseed(seed)
 //   reset_env(env, learner_seat, kinds, seed=None, networks=None)   kinds: one int per seat
 //       (-1 the learner, 0 random, 1 heuristic, 2 external, 3 novice, 4 naive, 5 planner,
-//       6 network); seed: force the game seed (tests); networks: one entry per seat, a
-//       _native.Network for each network seat (None elsewhere)
+//       6 network, 7 greedy network); seed: force the game seed (tests); networks: one entry
+//       per seat, a _native.Network for each network seat (None elsewhere)
 //   step(actions: int64[N])                          READY games only; an illegal action raises
 //                                                    ValueError before any game changes
 //   pending(out_env: int32[N], out_seat: int32[N]) -> M   lists the PENDING games

@@ -53,12 +53,12 @@ void VecLearner::check_reset(int env, int learner_seat, const int8_t* kinds,
         throw std::invalid_argument("kinds[" + std::to_string(seat) +
                                     "] is the learner's seat and must be -1, got " +
                                     std::to_string(k));
-    } else if (k < KIND_RANDOM || k > KIND_NETWORK) {  // the kinds are 0..6
+    } else if (k < KIND_RANDOM || k > KIND_GREEDY_NETWORK) {  // the kinds are 0..7
       throw std::invalid_argument("kinds[" + std::to_string(seat) +
                                   "] must be 0 (random), 1 (heuristic), 2 (external), "
-                                  "3 (novice), 4 (naive), 5 (planner) or 6 (network), got " +
-                                  std::to_string(k));
-    } else if (k == KIND_NETWORK) {
+                                  "3 (novice), 4 (naive), 5 (planner), 6 (network) or "
+                                  "7 (greedy network), got " + std::to_string(k));
+    } else if (k == KIND_NETWORK || k == KIND_GREEDY_NETWORK) {
       const Network* net = nets ? nets[seat].get() : nullptr;
       if (!net)
         throw std::invalid_argument("kinds[" + std::to_string(seat) +
@@ -94,7 +94,8 @@ void VecLearner::reset_env(int env, int learner_seat, const int8_t* kinds, long 
     g.kinds[seat] =
         seat < config_.num_players ? kinds[seat] : static_cast<int8_t>(KIND_RANDOM);
   for (int seat = 0; seat < MAX_PLAYERS; ++seat)
-    g.nets[seat] = seat < config_.num_players && g.kinds[seat] == KIND_NETWORK
+    g.nets[seat] = seat < config_.num_players && (g.kinds[seat] == KIND_NETWORK ||
+                                                  g.kinds[seat] == KIND_GREEDY_NETWORK)
                        ? nets[seat] : nullptr;
   g.game_seed = game_seed;
   g.started = true;
@@ -131,8 +132,8 @@ void VecLearner::advance(int env) {
       action = novice_choose(c.s, seat, weights_, c.legal, n, novice_blunder_, g.rng);
     } else if (kind == KIND_RANDOM) {
       action = c.legal[g.rng.randbelow(static_cast<uint64_t>(n))];
-    } else if (kind == KIND_NETWORK) {
-      action = network_choose(g, seat, n);
+    } else if (kind == KIND_NETWORK || kind == KIND_GREEDY_NETWORK) {
+      action = network_choose(g, seat, n, kind == KIND_GREEDY_NETWORK);
     } else {
       const auto who = kind == KIND_HEURISTIC ? ScriptedPolicy::HEURISTIC
                        : kind == KIND_NAIVE   ? ScriptedPolicy::NAIVE
@@ -146,10 +147,16 @@ void VecLearner::advance(int env) {
   g.deciding = -1;
 }
 
-int VecLearner::network_choose(VecGame& g, int seat, int n) {
+int VecLearner::network_choose(VecGame& g, int seat, int n, bool greedy) {
   const Core& c = g.core;
   encode_observation(c.s, seat, net_obs_.data());
   g.nets[seat]->forward(net_obs_.data(), net_logits_.data(), nullptr);
+  if (greedy) {  // the first legal action of the highest logit
+    int best = 0;
+    for (int i = 1; i < n; ++i)
+      if (net_logits_[c.legal[i]] > net_logits_[c.legal[best]]) best = i;
+    return c.legal[best];
+  }
   masked_softmax(net_logits_.data(), c.legal, n, 1.0, net_probs_.data());
   // Inverse CDF: the first legal action whose cumulative probability passes u.
   const double u = g.rng.random();

@@ -22,6 +22,8 @@
 //                       observation, the actor's logits, an action sampled from their softmax
 //                       over the legal actions with one random() draw of the slot's rng (a
 //                       frozen self-play snapshot, played without a round trip to Python)
+//   KIND_GREEDY_NETWORK (7)  the same network, its most probable legal action (the first of
+//                       equal logits, as PolicyAgent's greedy play): a fixed target
 // One game slot's opponents (random, novice, naive, planner) all draw from that slot's one rng,
 // in decision order; it is seeded once (constructor / reseed) and runs on across resets.
 // Decisions are applied exactly as _native.Core.apply applies a legal action (history, step,
@@ -127,8 +129,8 @@ class VecLearner {
 
  private:
   void apply(VecGame& g, int action);
-  // The action of a KIND_NETWORK seat (n legal actions in the core's cache).
-  int network_choose(VecGame& g, int seat, int n);
+  // The action of a network seat (n legal actions in the core's cache): sampled, or greedy.
+  int network_choose(VecGame& g, int seat, int n, bool greedy);
 
   Config config_;
   std::vector<VecGame> games_;

@@ -348,3 +348,45 @@ def test_training_on_the_native_env_repeats_with_a_seed(tmp_path: Path) -> None:
 
     for first, second in zip(run("a"), run("b")):
         np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize(("game", "native"), [({"allow_overbid": False}, True),
+                                              ({"allow_overbid": True}, False)])
+def test_a_policy_file_opponent_plays_in_the_core_where_its_curse_filter_changes_nothing(
+        tmp_path: Path, game: dict, native: bool) -> None:
+    """A ``policy:path=...`` target (an exploit run's) is a greedy network in the core under
+    the affordability filter; under the rulebook's Curse its agent's filter matters, so the
+    Python agent plays it."""
+    from zavandor_env.agents.policy_file import save_policy
+
+    bias = np.zeros(NUM_ACTIONS, np.float32)
+    path = save_policy(one_layer_policy(bias), tmp_path / "target.npz")
+    env = NativeVecEnv(4, PoolSpec({f"policy:path={path},label=target": 1.0}), num_players=2,
+                       seed=2, max_decisions=80, **game)
+    rounds = RoundCounter(env.venv._vec)
+    env.venv._vec = rounds
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(random_actions(env.action_masks(), rng))
+    assert (rounds.pending_rounds == 0) is native
+    labels = {lab for s in env.pop_stats() for e in s["episodes"] for lab in e["labels"]}
+    assert labels <= {"learner", "target"}
+
+
+def test_a_greedy_network_opponent_plays_its_most_probable_legal_action() -> None:
+    from zavandor_env.engine import Game
+    from zavandor_env.envs.vector import NetworkOpponent, ZavandorVectorEnv
+
+    bias = np.full(NUM_ACTIONS, -1.0, np.float32)
+    bias[[0, 2]] = [0.5, 0.4]  # 0 is a little likelier than 2: greedy always plays 0
+    bias[1] = 9.0  # illegal at a turn's first choice, whatever the network thinks
+    opponent = NetworkOpponent(one_layer_policy(bias), greedy=True)
+    assert "greedy=True" in repr(opponent)
+    env = ZavandorVectorEnv(300, 2, opponents=opponent, seed=3, learner_seat=1)
+    env.reset()
+    seeds = np.zeros(300, np.int64)
+    env.native.game_seed(seeds)
+    first = [env.native.core(i).history()[0] for i in range(300)
+             if Game.new(env.config, seed=int(seeds[i])).current_player == 0]
+    assert len(first) > 100 and set(first) == {0}

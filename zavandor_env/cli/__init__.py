@@ -1,5 +1,5 @@
 """The zavandor command: bench / eval / scorecard / ladder / play / selfcheck / replay / serve /
-train / publish.
+train / publish / exploit.
 
 One module per command (``zavandor_env.cli.<command>``: its parser and its driver); the
 shared parts (one-line errors with "did you mean", argument types, examples in ``--help``,
@@ -16,7 +16,17 @@ import os
 import sys
 from collections.abc import Sequence
 
-from zavandor_env.cli import bench, evaluate, ladder, play, replay, scorecard, selfcheck, serve
+from zavandor_env.cli import (
+    bench,
+    evaluate,
+    exploit,
+    ladder,
+    play,
+    replay,
+    scorecard,
+    selfcheck,
+    serve,
+)
 from zavandor_env.cli.common import Parser, UsageError, examples, fail
 from zavandor_env.cli.train import add_publish_parser, add_train_parser
 
@@ -29,6 +39,7 @@ COMMANDS = (
     ("play", play.add_parser), ("selfcheck", selfcheck.add_parser),
     ("replay", replay.add_parser), ("serve", serve.add_parser),
     ("train", add_train_parser), ("publish", add_publish_parser),
+    ("exploit", exploit.add_parser),
 )
 
 

@@ -100,7 +100,7 @@ class NativeVecEnv(VecEnv):
         self._others = num_players - 1
         self._pool_specs: list[PoolSpec] = [spec] * n
         self._labels: list[list[str]] = [["random"] * self._others for _ in range(n)]
-        self._opponents: dict[str, tuple[str, str]] = {}  # pool key -> (label, env spec)
+        self._opponents: dict[str, tuple[str, Any]] = {}  # pool key -> (label, env spec)
         self._snapshots: dict[str, NetworkOpponent] = {}  # file -> its network, in C++
         self._seed_streams(seed)
         self.venv = ZavandorVectorEnv(n, num_players, opponents=self._sample,
@@ -129,16 +129,36 @@ class NativeVecEnv(VecEnv):
         self._labels[env] = [label for label, _ in drawn]
         return [opponent for _, opponent in drawn]
 
-    def _opponent(self, key: str) -> tuple[str, str]:
+    def _opponent(self, key: str) -> tuple[str, Any]:
         """The label and the ZavandorVectorEnv spec of pool key ``key``: the native kind of a
-        plain random/heuristic/novice/naive/planner, else the key itself (played by its Python
+        plain random/heuristic/novice/naive/planner, a policy file as a network played in
+        the core (:meth:`_policy_opponent`), else the key itself (played by its Python
         agent)."""
         found = self._opponents.get(key)
         if found is None:
             parsed = parse_spec(key)
             native = parsed.agent in NATIVE_KINDS and not parsed.params
-            found = self._opponents[key] = (parsed.label, parsed.agent if native else key)
+            opponent = (parsed.agent if native else self._policy_opponent(parsed)
+                        if parsed.agent == "policy" else None)
+            found = self._opponents[key] = (parsed.label, key if opponent is None else opponent)
         return found
+
+    def _policy_opponent(self, parsed: Any) -> NetworkOpponent | None:
+        """A ``policy:path=...`` spec as the network played in the core, greedy unless
+        ``deterministic=false`` -- as its :class:`~zavandor_env.agents.policy.PolicyAgent`
+        plays wherever that agent's Curse filter (``avoid_curse``) changes nothing, that is
+        under the affordability filter (``allow_overbid: false``, the training rules) or with
+        ``avoid_curse=false``; otherwise None (the Python agent plays it)."""
+        params = dict(parsed.params)
+        if set(params) - {"path", "deterministic", "avoid_curse"} or "path" not in params:
+            return None
+        if self.venv.config.allow_overbid and params.get("avoid_curse", True):
+            return None
+        network = parsed.build(0).network  # the file found and checked as the agent does
+        if network is None:
+            return None
+        return NetworkOpponent(network, parsed.label,
+                               greedy=bool(params.get("deterministic", True)))
 
     def _snapshot(self, path: str) -> NetworkOpponent:
         """The snapshot file ``path`` as a network played inside the core (its weights

@@ -52,8 +52,8 @@ Opponents, one spec per opponent seat in seat order after the learner (as ``Sing
 * ``"planner"``: :class:`~zavandor_env.agents.planner.PlannerAgent` (native; ``planner_params``
   sets its parameters, by default the shipped ``configs/agents/planner.yaml``);
 * a :class:`~zavandor_env.envs.vector_seats.NetworkOpponent`: a policy network played inside
-  the core (actions sampled from its masked softmax with the slot's generator; how training
-  plays its frozen snapshots);
+  the core (actions sampled from its masked softmax with the slot's generator, or greedily;
+  how training plays its frozen snapshots and a fixed policy target);
 * ``"policy"``: the batched ``policy_fn`` given to the constructor (or :meth:`set_policy_fn`);
 * a callable ``fn(obs float32[M, D], mask bool[M, A]) -> actions int[M]``: a batched policy;
 * an :class:`~zavandor_env.engine.agent.Agent`, or any other agent spec string / mapping
@@ -112,6 +112,7 @@ from zavandor_env.envs.opponents import DEFAULT_OPPONENTS
 from zavandor_env.envs.options import check_learner_seat, check_num_envs, env_settings
 from zavandor_env.envs.vector_seats import (
     KIND_EXTERNAL,
+    KIND_GREEDY_NETWORK,
     KIND_HEURISTIC,
     KIND_LEARNER,
     KIND_NAIVE,
@@ -127,8 +128,9 @@ from zavandor_env.envs.vector_seats import (
     native_weights,
 )
 
-__all__ = ["KIND_EXTERNAL", "KIND_HEURISTIC", "KIND_LEARNER", "KIND_NAIVE", "KIND_NETWORK",
-           "KIND_NOVICE", "KIND_PLANNER", "KIND_RANDOM", "NetworkOpponent", "PolicyFn",
+__all__ = ["KIND_EXTERNAL", "KIND_GREEDY_NETWORK", "KIND_HEURISTIC", "KIND_LEARNER",
+           "KIND_NAIVE", "KIND_NETWORK", "KIND_NOVICE", "KIND_PLANNER", "KIND_RANDOM",
+           "NetworkOpponent", "PolicyFn",
            "Sampler", "ZavandorVectorEnv", "make_vector_env", "outcome_from_arrays"]
 
 READY, PENDING, DONE = 0, 1, 2  # VecLearner.status

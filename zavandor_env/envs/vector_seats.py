@@ -17,7 +17,7 @@ from zavandor_env.engine.native import core_module
 from zavandor_env.envs.opponents import per_seat
 
 KIND_LEARNER, KIND_RANDOM, KIND_HEURISTIC, KIND_EXTERNAL, KIND_NOVICE = -1, 0, 1, 2, 3
-KIND_NAIVE, KIND_PLANNER, KIND_NETWORK = 4, 5, 6
+KIND_NAIVE, KIND_PLANNER, KIND_NETWORK, KIND_GREEDY_NETWORK = 4, 5, 6, 7
 #: The opponent specs played natively (the bare names only: a spec with parameters is external).
 NATIVE_KINDS = {"random": KIND_RANDOM, "heuristic": KIND_HEURISTIC, "novice": KIND_NOVICE,
                 "naive": KIND_NAIVE, "planner": KIND_PLANNER}
@@ -33,16 +33,19 @@ class NetworkOpponent:
     """A policy network that plays an opponent seat inside the native core: at each of the
     seat's decisions the core encodes the seat's observation, evaluates the actor and samples
     an action from the softmax of its logits over the legal actions, with one draw of the game
-    slot's own generator.  No decision crosses into Python, so a frozen self-play snapshot
-    costs about what a scripted bot costs.
+    slot's own generator (or, ``greedy``, plays the legal action of the highest logit, the first
+    of equal ones, as :class:`~zavandor_env.agents.policy.PolicyAgent` plays greedily).  No
+    decision crosses into Python, so a frozen self-play snapshot costs about what a scripted
+    bot costs.
 
     Args:
         policy: a :class:`~zavandor_env.agents.policy_file.NumpyPolicy` (or an already built
             ``_native.Network``) reading this game's observation and actions.
         name: the label of the seat (charts, ``opponent_labels``).
+        greedy: play the most probable legal action instead of sampling.
     """
 
-    def __init__(self, policy: Any, name: str = "network") -> None:
+    def __init__(self, policy: Any, name: str = "network", greedy: bool = False) -> None:
         from zavandor_env.agents.policy_file import NumpyPolicy, native_network
 
         self.network = native_network(policy) if isinstance(policy, NumpyPolicy) else policy
@@ -50,9 +53,10 @@ class NetworkOpponent:
             raise TypeError(f"NetworkOpponent takes a NumpyPolicy or a _native.Network, got "
                             f"{type(policy).__name__}")
         self.name = name
+        self.greedy = greedy
 
     def __repr__(self) -> str:
-        return f"NetworkOpponent({self.name!r})"
+        return f"NetworkOpponent({self.name!r}{', greedy=True' if self.greedy else ''})"
 
 
 def native_weights(weights: Any) -> Any:
@@ -84,7 +88,7 @@ def kind_of(spec: Any) -> int:
     if spec is None:
         return KIND_RANDOM
     if isinstance(spec, NetworkOpponent):
-        return KIND_NETWORK
+        return KIND_GREEDY_NETWORK if spec.greedy else KIND_NETWORK
     if isinstance(spec, str) and spec in NATIVE_KINDS:
         return NATIVE_KINDS[spec]
     if (isinstance(spec, str) and spec == "policy") or callable(spec) or isinstance(spec, Agent):
@@ -188,7 +192,7 @@ class VectorSeats:
             s = (seat + 1 + k) % p
             kinds[s] = kind = kind_of(spec)
             self.labels[env][k] = _label(spec)
-            if kind == KIND_NETWORK:
+            if kind in (KIND_NETWORK, KIND_GREEDY_NETWORK):
                 networks = networks or [None] * p
                 networks[s] = spec.network
             if kind != KIND_EXTERNAL:

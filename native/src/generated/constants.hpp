@@ -308,9 +308,9 @@ inline constexpr int FREE_ADVANCE_ARTIFACTS[3] = {1, 7, 11};
 
 // ---- VecLearner codes (zavandor_env/envs/vector.py) -------------------------------------
 enum VecStatus : int8_t { VEC_READY = 0, VEC_PENDING = 1, VEC_DONE = 2 };
-enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2, KIND_NOVICE = 3, KIND_NAIVE = 4, KIND_PLANNER = 5, KIND_NETWORK = 6 };
+enum VecKind : int8_t { KIND_LEARNER = -1, KIND_RANDOM = 0, KIND_HEURISTIC = 1, KIND_EXTERNAL = 2, KIND_NOVICE = 3, KIND_NAIVE = 4, KIND_PLANNER = 5, KIND_NETWORK = 6, KIND_GREEDY_NETWORK = 7 };
 
 // The hash of the text above; the extension exposes it as CONSTANTS_HASH.
-inline constexpr const char CONSTANTS_HASH[] = "2aa467c5f32234f4";
+inline constexpr const char CONSTANTS_HASH[] = "b216697f87ccabb2";
 
 }  // namespace zav
