@@ -58,10 +58,17 @@ def read_bounded(path: str | Path, *, what: str, max_bytes: int) -> bytes:
     try:
         # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise UntrustedInputError(f"{what} {str(path)!r} is not a regular file")
-            data = fh.read(max_bytes + 1)
+            chunks, size = [], 0
+            while size <= max_bytes and (chunk := os.read(fd, min(1 << 20,
+                                                                 max_bytes + 1 - size))):
+                chunks.append(chunk)
+                size += len(chunk)
+            data = b"".join(chunks)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise UntrustedInputError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") \
             from None
