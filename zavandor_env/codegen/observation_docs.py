@@ -99,8 +99,28 @@ def observation_markdown() -> str:
     return _HEADER + "\n".join(out)
 
 
+#: What each chart block's actions do (docs/rules.md has the rules behind them).
+BLOCK_MEANINGS = {
+    "end_turn": "end the turn",
+    "end_block": "end the current action block of the turn (each block once a turn)",
+    "buy": "buy a gem of this kind",
+    "sell": "sell a gem of this kind",
+    "activate": "activate an inactive gem of this kind",
+    "deactivate": "deactivate an active gem of this kind",
+    "buy_chip": "buy the chip of this cost (20 to 40) for a field's pentagon",
+    "advance": "advance one level in this field of knowledge",
+    "open_artifact": "open the auction of this artifact",
+    "open_sentinel": "open the auction of this sentinel (five owned end the game)",
+    "bid": "raise the high bid by this amount in the running auction",
+    "pass": "pass in the running auction (passing is final)",
+    "lose": "give up a gem of this kind (a Mirror's victim chooses which)",
+}
+
+
 def actions_markdown() -> str:
     """The text of ``docs/actions.md``."""
+    from zavandor_env.envs.training import ACTION_TO_BLOCK, BLOCK_NAMES
+
     out = [
         "# Actions of `zavandor_v0` and `Zavandor-v0`",
         "",
@@ -109,12 +129,16 @@ def actions_markdown() -> str:
         "",
         "## Blocks",
         "",
-        "| indices | block |",
-        "|---|---|",
+        "The block names are the TensorBoard tags' (`actions/share_<block>`); the action names "
+        "keep the engine's (both auction openings are `open_<item>`).",
+        "",
+        "| indices | block | what it does |",
+        "|---|---|---|",
     ]
-    for block, first, size, _ in ACTION_BLOCKS:
+    for _block, first, size, _ in ACTION_BLOCKS:
         span = f"{first}" if size == 1 else f"{first}-{first + size - 1}"
-        out.append(f"| {span} | `{block}` |")
+        chart = BLOCK_NAMES[int(ACTION_TO_BLOCK[first])]
+        out.append(f"| {span} | `{chart}` | {BLOCK_MEANINGS[chart]} |")
     out += ["", "## Every action", "", "| index | name |", "|---|---|"]
     out += [f"| {a} | `{name}` |" for a, name in enumerate(ACTION_NAMES)]
     out.append("")
