@@ -498,9 +498,10 @@ def test_planner_seats_need_parameters_and_bad_kinds_are_refused():
     _one_line_value_error(vec.reset_env, 0, 1, [KIND_PLANNER, -1], match="planner")
     assert vec.core(0).to_state_dict() == before  # refused before anything changed
     vec.reset_env(1, 0, [-1, KIND_NAIVE])  # a naive seat needs no parameters
-    for bad in (7, -2, 127, 1000):
+    for bad in (8, -2, 127, 1000):
         text = _one_line_value_error(vec.reset_env, 1, 0, [-1, bad], match="kinds")
-        assert "5 (planner) or 6 (network)" in text, text
+        assert "6 (network) or 7 (greedy network)" in text, text
+    _one_line_value_error(vec.reset_env, 1, 0, [-1, 7], match="needs its network")
     # A network seat needs its network, of the game's sizes, and nothing else in its place.
     _one_line_value_error(vec.reset_env, 1, 0, [-1, 6], match="needs its network")
     for networks, match in (([None, None], "needs its network"),
