@@ -225,14 +225,21 @@ def test_a_policy_in_memory_plays_as_its_file_does(tmp_path: Path) -> None:
 
 
 def test_the_policy_agent_avoids_the_curse_unless_told_not_to() -> None:
-    """The 6-player policy, trained under the affordability filter, overbids under the
-    rulebook's Curse; with ``avoid_curse`` (the default) it never bids what it cannot pay."""
+    """A policy trained under the affordability filter may overbid under the rulebook's Curse
+    (the former shipped 6-player policy did in every game); with ``avoid_curse`` (the
+    default) it never bids what it cannot pay.  Here a network that always raises the most
+    and opens every auction it can: cursed in every game without the filter, never with it."""
     from zavandor_env.agents import NaiveAgent, PolicyAgent, play_game
+    from zavandor_env.encoding.observation import OBS_SIZE
+    from zavandor_env.engine.actions import NUM_ACTIONS
 
-    path = "train/checkpoints/selfplay_6p/policy.npz"
+    bias = np.zeros(NUM_ACTIONS, np.float32)
+    bias[33:54] = 10.0  # open any auction
+    bias[54:61] = np.arange(7) + 20.0  # and raise by the most
+    reckless = NumpyPolicy([np.zeros((NUM_ACTIONS, OBS_SIZE), np.float32)], [bias])
 
     def cursed(avoid: bool, seed: int) -> bool:
-        agents = [PolicyAgent(path, seed=seed, avoid_curse=avoid)]
+        agents = [PolicyAgent(reckless, seed=seed, avoid_curse=avoid)]
         agents += [NaiveAgent(seed=seed + k) for k in range(1, 6)]
         return play_game(agents, seed=seed).outcome.eliminated[0]
 
