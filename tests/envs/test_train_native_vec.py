@@ -189,6 +189,18 @@ class RoundCounter:
         return getattr(self.vec, name)
 
 
+def python_rounds(env: NativeVecEnv, steps: int, seed: int) -> int:
+    """Rounds of opponent decisions answered in Python while ``steps`` random learner steps
+    are played."""
+    rounds = RoundCounter(env.venv._vec)
+    env.venv._vec = rounds
+    env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        env.step(random_actions(env.action_masks(), rng))
+    return rounds.pending_rounds
+
+
 def test_snapshot_opponents_play_inside_the_core_without_a_python_decision(
         monkeypatch: pytest.MonkeyPatch) -> None:
     uniform = np.zeros(NUM_ACTIONS, np.float32)
@@ -197,13 +209,7 @@ def test_snapshot_opponents_play_inside_the_core_without_a_python_decision(
     spec = PoolSpec({"snapshot": 1.0}, [("snap@000000001", "/pool/a.npz"),
                                         ("snap@000000002", "/pool/b.npz")], latest_share=0.5)
     env = NativeVecEnv(8, spec, num_players=3, seed=4, max_decisions=60)
-    rounds = RoundCounter(env.venv._vec)
-    env.venv._vec = rounds
-    env.reset()
-    rng = np.random.default_rng(3)
-    for _ in range(40):
-        env.step(random_actions(env.action_masks(), rng))
-    assert rounds.pending_rounds == 0  # no opponent decision waited for Python
+    assert python_rounds(env, 40, seed=3) == 0  # no opponent decision waited for Python
     labels = {lab for s in env.pop_stats() for e in s["episodes"] for lab in e["labels"]}
     assert labels == {"learner", "snap@000000001", "snap@000000002"}
 
@@ -363,13 +369,7 @@ def test_a_policy_file_opponent_plays_in_the_core_where_its_curse_filter_changes
     path = save_policy(one_layer_policy(bias), tmp_path / "target.npz")
     env = NativeVecEnv(4, PoolSpec({f"policy:path={path},label=target": 1.0}), num_players=2,
                        seed=2, max_decisions=80, **game)
-    rounds = RoundCounter(env.venv._vec)
-    env.venv._vec = rounds
-    env.reset()
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        env.step(random_actions(env.action_masks(), rng))
-    assert (rounds.pending_rounds == 0) is native
+    assert (python_rounds(env, 30, seed=0) == 0) is native
     labels = {lab for s in env.pop_stats() for e in s["episodes"] for lab in e["labels"]}
     assert labels <= {"learner", "target"}
 
