@@ -26,6 +26,7 @@ from zavandor_env.engine import (
 )
 from zavandor_env.engine.actions import END_BLOCK, END_TURN
 from zavandor_env.engine.data import CHARACTERS
+from zavandor_env.render.text import describe
 
 # Every test here runs on the core and on the oracle (tests/conftest.py).
 pytestmark = pytest.mark.core_and_oracle
@@ -549,7 +550,7 @@ def test_diverging_replay_names_the_decision() -> None:
 def test_describe_shows_the_whole_table() -> None:
     game = mid_game(num_players=4)
     before = game.to_json()
-    text = game.describe()
+    text = describe(game)
     assert game.to_json() == before
     assert text.count("\n") > 20
     assert text.startswith(f"Round {game.state.round}, phase {game.phase.name}")
@@ -572,14 +573,14 @@ def test_describe_shows_the_whole_table() -> None:
 
 def test_describe_shows_the_auction_and_pending_decisions() -> None:
     bidding = game_where(lambda g: g.phase == Phase.BID and g.state.high_bidder >= 0)
-    assert "Auction:" in bidding.describe() and "high bid" in bidding.describe()
+    assert "Auction:" in describe(bidding) and "high bid" in describe(bidding)
     losing = game_where(lambda g: g.phase == Phase.LOSE_GEM)
-    assert "each return an active gem" in losing.describe()
+    assert "each return an active gem" in describe(losing)
     debt = game_where(lambda g: g.phase == Phase.DEBT, kind="uniform")
-    assert "must sell gems" in debt.describe()
+    assert "must sell gems" in describe(debt)
 
 
 def test_describe_reports_the_end() -> None:
     game = finished_game()
-    text = game.describe()
+    text = describe(game)
     assert f"winners {game.winners()}" in text and "Legal actions" not in text

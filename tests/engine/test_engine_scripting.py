@@ -26,6 +26,7 @@ from zavandor_env.engine.actions import END_TURN, string_to_action
 from zavandor_env.engine.oracle import OracleGame
 from zavandor_env.engine.scenario import build, play
 from zavandor_env.engine.scoring import victory_points
+from zavandor_env.render.text import describe
 
 # Every test here runs on the core and on the oracle (tests/conftest.py).
 pytestmark = pytest.mark.core_and_oracle
@@ -135,7 +136,7 @@ def test_stop_at_round_end_shows_the_phase_four_scores() -> None:
     assert game.hand(1).cards["red"] == limit < 7  # the hand limit was enforced
     assert game.current_player == -1 and game.legal_actions() == ()
     assert game.action_mask() == [0] * engine.NUM_ACTIONS
-    assert "round 1 ended" in game.describe() and "deciding" not in game.describe()
+    assert "round 1 ended" in describe(game) and "deciding" not in describe(game)
     game.advance()
     assert not game.at_round_end and game.state.round == 2
     assert game.state.turn_order[0] == 0  # most VP first, from the phase-4 scores

@@ -87,10 +87,6 @@ ALLOWED = {
     ("zavandor_env", "zavandor_env.zavandor_v0"):
         "the package root's lazy export `from zavandor_env import zavandor_v0` (PettingZoo's "
         "convention), imported only when the attribute is read, never by the engine",
-    ("zavandor_env.engine.game", "zavandor_env.render.text"):
-        "`Game.describe()` (the docs' table as text), imported only when called",
-    ("zavandor_env.engine.game", "zavandor_env.render.svg"):
-        "`Game.to_svg()` (the docs' picture of the table), imported only when called",
     ("zavandor_env.train.common.publish", "zavandor_env.cli.train"):
         "`python -m zavandor_env.train.common.publish` (the docs' older spelling of `zavandor "
         "publish`), imported only when the module runs as a script",
@@ -360,7 +356,6 @@ from zavandor_env.engine import Game
 game = Game.new(num_players=3, seed=1)
 while not game.is_over:
     game.apply(game.legal_actions()[-1])
-game.describe()
 Game.from_json(game.to_json())
 """
 

@@ -406,26 +406,26 @@ class Game:
         depth (:func:`~.files.parse_json`) before it is parsed further."""
         return cls.from_replay_record(_parse_record(text, "replay"))
 
-    def describe(self) -> str:
-        """The whole table as readable multi-line text (every hand shown: a referee's view)."""
-        from zavandor_env.render.text import (
-            describe,  # imported here: only people debugging need it
-        )
-
-        return describe(self)
-
-    def to_svg(self, seat: int | None = None) -> str:
-        """The table as one self-contained SVG document: the spectator's view (``seat=None``)
-        or only what ``seat`` may know (see :func:`zavandor_env.render.svg.to_svg`)."""
-        from zavandor_env.render.svg import to_svg  # imported here: only pictures need it
-
-        return to_svg(self, seat)
+    def __getattr__(self, name: str) -> Any:
+        # Called only for a missing attribute.  The drawings left the engine (it imports
+        # nothing above it): a caller of the former methods reads where they went.
+        if name in _MOVED_TO_RENDER:
+            raise AttributeError(f"Game.{name}() moved out of the engine: use "
+                                 f"{_MOVED_TO_RENDER[name]}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(players={self.num_players}, round={self.round}, "
             f"phase={self.phase.name}, current={self.current_player}, turn={self.turn_player})"
         )
+
+#: The former drawing methods and what replaces each (``zavandor_env.render``).
+_MOVED_TO_RENDER = {
+    "describe": "zavandor_env.render.describe(game)",
+    "to_svg": "zavandor_env.render.to_svg(game, seat=None)",
+}
+
 
 def _parse_record(text: str | bytes, what: str) -> Any:
     """JSON from outside as data, or a one-line :class:`ReplayError`."""

@@ -19,12 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from zavandor_env.engine.scoring import winners as rule_winners
+from zavandor_env.engine.state import GameState
 
-if TYPE_CHECKING:
-    from zavandor_env.engine.game import Game
+
+class HasState(Protocol):
+    """What :func:`game_outcome` reads of a game (a :class:`~.game.Game` or the oracle's)."""
+
+    @property
+    def state(self) -> GameState: ...
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,7 @@ def competition_ranks(points: Sequence[float]) -> list[int]:
     return [1 + sum(1 for other in points if other > p) for p in points]
 
 
-def game_outcome(game: Game) -> Outcome:
+def game_outcome(game: HasState) -> Outcome:
     """The :class:`Outcome` of ``game`` as it stands (final once ``game.is_over``)."""
     state = game.state
     players = state.players

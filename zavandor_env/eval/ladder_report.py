@@ -23,13 +23,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from zavandor_env.agents.registry import AgentSpec
 from zavandor_env.eval.charts import pyplot, save_figure
 from zavandor_env.eval.ladder_schedule import LadderError, LadderTournament, pair_counts
 from zavandor_env.eval.run_folder import ReportFolder
 from zavandor_env.eval.run_settings import (
+    RunSettings,
     Skipped,
     describe_rules,
     format_spec,
@@ -38,9 +39,6 @@ from zavandor_env.eval.run_settings import (
 from zavandor_env.eval.stats import AgentSummary, summarize
 from zavandor_env.eval.tournament import GameRecord
 from zavandor_env.io.files import write_atomic
-
-if TYPE_CHECKING:
-    from zavandor_env.eval.ladder import LadderConfig
 
 #: Version of ``ladder.json``'s layout (bumped when a key changes meaning).
 LADDER_FORMAT = 1
@@ -198,7 +196,7 @@ def _span(counts: Mapping[str, int] | Mapping[str, Any]) -> str:
 class Ladder:
     """A played ladder: one :class:`Board` per player count and the agents left out."""
 
-    config: LadderConfig
+    config: RunSettings  # a LadderConfig: its run settings are all the report reads
     boards: list[Board]
     skipped: list[Skipped]
 

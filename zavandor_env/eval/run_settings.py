@@ -83,6 +83,11 @@ class RunSettings:
         del rules["num_players"]
         return rules
 
+    def command(self) -> str:
+        """The canonical command line of this run; each tool's settings say which command
+        (the reports write it, so they read it here without importing the tool)."""
+        raise NotImplementedError(f"{type(self).__name__} names no command")
+
     def command_words(self, command: str, *middle: str, tail: tuple[str, ...] = ()) -> list[str]:
         """The canonical command line of the run (without --out, --workers), as words:
         ``zavandor COMMAND``, ``middle``, its player counts, games and seed, ``tail`` and its

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from zavandor_env.agents.registry import AgentSpec
 from zavandor_env.eval.charts import interval_bars, pyplot, save_figure
@@ -28,8 +28,30 @@ from zavandor_env.eval.stats import AgentSummary, wilson_interval
 from zavandor_env.eval.tournament import GameRecord
 from zavandor_env.resources import data_path
 
-if TYPE_CHECKING:
-    from zavandor_env.eval.scorecard import ScorecardConfig
+
+class CardSettings(Protocol):
+    """What a card reads of its :class:`~zavandor_env.eval.scorecard.ScorecardConfig` (a
+    protocol, so the report does not import the module that plays it)."""
+
+    @property
+    def spec(self) -> str: ...
+    @property
+    def opponents(self) -> tuple[str, ...]: ...
+    @property
+    def mcts_iterations(self) -> int: ...
+    @property
+    def players(self) -> tuple[int, ...]: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def workers(self) -> int | None: ...
+
+    def candidate(self) -> AgentSpec: ...
+    def opponent(self, name: str, num_players: int) -> AgentSpec: ...
+    def command(self) -> str: ...
+    def rules(self) -> dict[str, Any]: ...
 
 #: Version of the card's JSON layout (bumped when a key changes meaning).
 SCORECARD_FORMAT = 1
@@ -149,7 +171,7 @@ def policy_file(spec: AgentSpec) -> dict[str, Any] | None:
 class Scorecard:
     """A played scorecard: rows, skipped rows and ratings per player count."""
 
-    config: ScorecardConfig
+    config: CardSettings
     rows: list[Row]
     skipped: list[Skipped]
     ratings: dict[int, dict[str, AgentSummary]]

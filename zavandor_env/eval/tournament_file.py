@@ -13,16 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from zavandor_env.agents.registry import AgentSpec, parse_spec
 from zavandor_env.engine.data import MAX_PLAYERS, MIN_PLAYERS
 from zavandor_env.io.files import load_yaml
 from zavandor_env.io.limits import MAX_AGENTS, MAX_GAMES, MAX_LINEUPS, MAX_SEED, MAX_WORKERS
 from zavandor_env.resources import data_path
-
-if TYPE_CHECKING:
-    from zavandor_env.eval.tournament import TournamentConfig
 
 __all__ = ["FILE_KEYS", "TournamentConfigError", "check_config", "lineup_count",
            "read_tournament_file"]
@@ -56,7 +53,27 @@ def lineup_count(agents: int, num_players: int) -> int:
     return math.comb(agents, num_players) if agents > num_players else 1
 
 
-def check_config(config: TournamentConfig) -> None:
+class TournamentSettings(Protocol):
+    """The fields :func:`check_config` checks (a :class:`~.tournament.TournamentConfig`;
+    a protocol, so this module does not import the one that plays tournaments)."""
+
+    @property
+    def agents(self) -> object: ...
+    @property
+    def num_players(self) -> object: ...
+    @property
+    def games(self) -> object: ...
+    @property
+    def seed(self) -> object: ...
+    @property
+    def workers(self) -> object: ...
+    @property
+    def save_replays(self) -> object: ...
+    @property
+    def game_options(self) -> object: ...
+
+
+def check_config(config: TournamentSettings) -> None:
     """Every field of ``config`` of its type and within its ceiling, its lineups and games
     counted within :data:`~zavandor_env.io.limits.MAX_LINEUPS` and
     :data:`~zavandor_env.io.limits.MAX_GAMES`, and its rule options a valid ``GameConfig``."""

@@ -5,4 +5,12 @@
 * ``text``: the referee's dump (``describe``) and one seat's view for human play
   (``render_view``), from one writer;
 * ``modes``: the environments' ``render()`` modes.
+
+``describe(game)`` and ``to_svg(game, seat=None)`` are exported here: the engine's ``Game`` does
+not draw itself, since the engine imports nothing above it.
 """
+
+from zavandor_env.render.svg import to_svg
+from zavandor_env.render.text import describe
+
+__all__ = ["describe", "to_svg"]

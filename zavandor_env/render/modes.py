@@ -8,7 +8,7 @@
   H x W x 3 ``uint8`` array (Gymnasium's convention; needs the ``render`` extra, part of ``rl``).
 
 A seat's own hidden-information view for human play is ``zavandor_env.render.text.render_view``
-(text) and ``game.to_svg(seat=k)`` (picture).
+(text) and ``to_svg(game, seat=k)`` (picture).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 from zavandor_env.engine import Game
 from zavandor_env.extras import require
 from zavandor_env.io.files import write_atomic
+from zavandor_env.render.svg import to_svg
 from zavandor_env.render.text import BOLD, DIM, RESET, describe
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -108,7 +109,7 @@ class Renderer:
             self.page = Path(tempfile.mkdtemp(prefix="zavandor-")) / "table.html"
         # At once: a reload never sees half a page, a full disk leaves no temporary file.
         # Not synced: the page is rewritten at every render and worthless after a crash.
-        write_atomic(self.page, _LIVE_PAGE.format(svg=game.to_svg()), sync=False)
+        write_atomic(self.page, _LIVE_PAGE.format(svg=to_svg(game)), sync=False)
         if first:
             print(f"zavandor: watching the table at {self.page.as_uri()}")
             if _has_display():
