@@ -26,7 +26,7 @@ EXTRAS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "train": (("torch", "torch"), ("stable_baselines3", "stable-baselines3"),
               ("sb3_contrib", "sb3-contrib"), ("tensorboard", "tensorboard"),
               ("openskill", "openskill")),
-    "render": (("resvg_py", "resvg-py"), ("PIL", "pillow")),
+    "render": (("PIL", "pillow"),),
     "eval": (("matplotlib", "matplotlib"), ("openskill", "openskill")),
     "ray": (("ray", "ray"),),
     "openspiel": (("pyspiel", "open_spiel"),),

@@ -291,6 +291,9 @@ def test_bench_json_rows_include_games_that_end_by_the_rules(tmp_path):
             assert any(n.startswith(f"engine {tag}, {kind}") for n in names), (tag, kind)
     assert any(n.startswith("vector env") for n in names)
     assert any(n.startswith("mcts, ") for n in names)
+    frames = [r for r in rows if "rgb_array frames" in r["name"]]
+    assert importlib.util.find_spec("PIL") is None or (
+        len(frames) == 1 and frames[0]["unit"] == "frames/s")
     if importlib.util.find_spec("rlcard") is None:  # the peers' extra: pip install .[bench]
         return
     assert any("texas_holdem_v4" in n for n in names) and any("connect_four" in n for n in names)

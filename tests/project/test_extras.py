@@ -65,13 +65,13 @@ def test_dependencies_are_ranges_not_exact_pins() -> None:
 
 def test_a_missing_library_is_one_line_naming_the_extra_and_its_install(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "resvg_py", None)  # as if it were not installed
-    assert missing("render") == ["resvg_py"]
+    monkeypatch.setitem(sys.modules, "PIL", None)  # as if it were not installed
+    assert missing("render") == ["PIL"]
     with pytest.raises(MissingExtraError) as info:
         require("render", "drawing")
     message = str(info.value)
     assert "\n" not in message
-    assert message.startswith("drawing needs the [render] extra (missing: resvg_py)")
+    assert message.startswith("drawing needs the [render] extra (missing: PIL)")
     assert 'pip install "zavandor-env[render]"' in message
     # Both kinds: an ImportError, and the project's one-line user error (a ValueError).
     assert isinstance(info.value, ImportError) and isinstance(info.value, ValueError)
@@ -88,7 +88,7 @@ def test_rgb_array_rendering_without_the_render_extra_is_refused_when_the_env_is
         monkeypatch: pytest.MonkeyPatch) -> None:
     from zavandor_env import SingleAgentEnv, env
 
-    monkeypatch.setitem(sys.modules, "resvg_py", None)
+    monkeypatch.setitem(sys.modules, "PIL", None)
     for make in (env, SingleAgentEnv):
         with pytest.raises(MissingExtraError, match=r'zavandor-env\[render\]') as info:
             make(render_mode="rgb_array")

@@ -271,7 +271,7 @@ def test_wheel_metadata_names_version_license_and_dependencies_by_extra(built: B
     requires = meta.get_all("Requires-Dist")
     core = [r for r in requires if "extra ==" not in r]
     assert {r.split(">")[0].split("[")[0] for r in core} >= {"numpy", "gymnasium", "pettingzoo"}
-    assert not [r for r in core if r.startswith(("torch", "stable-baselines3", "resvg"))]
+    assert not [r for r in core if r.startswith(("torch", "stable-baselines3", "pillow"))]
     assert any(r.startswith("torch") and 'extra == "train"' in r for r in requires)
 
 

@@ -11,7 +11,7 @@ from pettingzoo.test import render_test
 import zavandor_env
 from zavandor_env.envs import SingleAgentEnv, raw_env
 
-pytest.importorskip("resvg_py")
+pytest.importorskip("PIL")
 
 
 @pytest.mark.parametrize("num_players", [2, 4])

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -275,7 +276,6 @@ def update_snapshots(write: bool) -> list[Path]:
     differ from what the code draws now (PNGs with the tests' tolerance), each rewritten when
     ``write``.  The PNGs are skipped when the ``render`` extra is not installed."""
     try:
-        import resvg_py  # noqa: F401
         from PIL import Image
 
         from zavandor_env.render.picture import frame
@@ -304,7 +304,6 @@ def update_snapshots(write: bool) -> list[Path]:
 
 @pytest.mark.parametrize("name", sorted(SNAPSHOT_STATES))
 def test_png_snapshot(name: str) -> None:
-    pytest.importorskip("resvg_py")
     pytest.importorskip("PIL.Image")
     from zavandor_env.render.picture import frame
 
@@ -318,7 +317,6 @@ def test_png_snapshot(name: str) -> None:
 
 # ---- frames ---------------------------------------------------------------------------------
 def test_frame_is_an_rgb_uint8_image() -> None:
-    pytest.importorskip("resvg_py")
     pytest.importorskip("PIL")
     from zavandor_env.render.picture import frame, svg_to_rgb
 
@@ -334,9 +332,70 @@ def test_frame_is_an_rgb_uint8_image() -> None:
         svg_to_rgb(to_svg(game), width=0)
 
 
+def test_an_eliminated_panel_is_painted_faded_into_the_page() -> None:
+    """``<g opacity>`` (an eliminated seat's panel) is blended with what lies beneath it."""
+    pytest.importorskip("PIL")
+    from zavandor_env.render.picture import svg_to_rgb
+
+    svg = to_svg(auction_game(), seat=0)
+    assert ' opacity="0.45"' in svg
+    faded = svg_to_rgb(svg).astype(int)
+    solid = svg_to_rgb(svg.replace(' opacity="0.45"', "")).astype(int)
+    changed = np.abs(faded - solid).max(axis=2) > 0
+    assert 0.005 < changed.mean() < 0.25  # what is drawn on one panel of four
+    backing = np.array([0xC9, 0xC9, 0xC9])  # the grey card behind an eliminated panel
+    assert (np.abs(faded[changed] - backing).mean()
+            < 0.7 * np.abs(solid[changed] - backing).mean())
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_the_painter_draws_every_picture_of_random_games(num_players: int) -> None:
+    """Random players open auctions, overbid and are cursed out: whatever the SVG writer
+    draws along their games (every seat's view and the spectator's), the painter paints."""
+    pytest.importorskip("PIL")
+    import random
+
+    from zavandor_env.render.picture import svg_to_rgb
+
+    rng = random.Random(num_players)
+    for seed in range(3):
+        game = Game.new(GameConfig(num_players=num_players), seed=seed)
+        step = 0
+        while True:
+            if step % 7 == 0 or game.is_over:
+                for seat in (None, step % num_players):
+                    assert svg_to_rgb(to_svg(game, seat), width=160).shape[1] == 160
+            if game.is_over:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+            step += 1
+
+
+@pytest.mark.parametrize("svg, message", [
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'><path d='M0 0'/></svg>",
+     "<path> is not part of it"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'><rect width='1' height='1' "
+     "filter='url(#f)'/></svg>", "does not draw <rect> filter="),
+    ("<!DOCTYPE svg [<!ENTITY a 'aaaa'>]><svg xmlns='http://www.w3.org/2000/svg'/>",
+     "no declarations"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='1e9' height='4'/>", "out of range"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='90000' height='4'/>", "8192-pixel side"),
+    ("<html/>", "root element"),
+    ("<svg", "not an SVG document"),
+])
+def test_the_painter_refuses_what_the_table_never_draws_in_one_line(svg: str,
+                                                                    message: str) -> None:
+    pytest.importorskip("PIL")
+    from zavandor_env.render.picture import svg_to_rgb
+
+    with pytest.raises(ValueError, match=re.escape(message)) as info:
+        svg_to_rgb(svg)
+    assert "\n" not in str(info.value)
+
+
 def test_a_missing_rasteriser_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     from zavandor_env.render import picture
-    monkeypatch.setitem(sys.modules, "resvg_py", None)  # makes `import resvg_py` fail
+    monkeypatch.setitem(sys.modules, "PIL", None)  # makes `import PIL` fail
     with pytest.raises(ImportError, match=r"zavandor-env\[render\]"):
         picture.svg_to_rgb("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/>")
 

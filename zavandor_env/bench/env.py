@@ -12,13 +12,21 @@ game.  A game counts as truncated when any agent's ``truncation`` flag was set.
 from __future__ import annotations
 
 import importlib
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from zavandor_env.bench.records import BenchRow, RecordedGame, check_seconds, games_row
+from zavandor_env.bench.records import (
+    BenchRow,
+    RecordedGame,
+    check_seconds,
+    games_row,
+    rate_row,
+)
+from zavandor_env.extras import missing
 
 REFERENCE_PEER = "texas_holdem_v4"
 PEERS = (REFERENCE_PEER, "connect_four_v3")
@@ -87,6 +95,34 @@ def bench_aec_replay(make_env: Callable[[], Any], name: str, games: Sequence[Rec
     return row
 
 
+def bench_frames(games: Sequence[RecordedGame], players: int,
+                 seconds: float = 3.0) -> BenchRow:
+    """``render_mode="rgb_array"`` frames per second of the AEC env along recorded games
+    that end by the rules: one decision, then ``render()``, as Gymnasium's ``RecordVideo``
+    asks for (the stepping is timed too: it is a small part)."""
+    from zavandor_env.envs.aec import raw_env
+
+    aec = raw_env(num_players=players, render_mode="rgb_array")
+
+    def positions() -> Any:
+        for i in itertools.count():
+            record = games[i % len(games)]
+            aec.reset(seed=record.seed)
+            for action in record.actions:
+                while aec.terminations[aec.agent_selection] or \
+                        aec.truncations[aec.agent_selection]:
+                    aec.step(None)
+                aec.step(action)
+                yield aec.render()
+
+    frames = positions()
+    next(frames)  # warm-up: imports, fonts
+    row = rate_row("zavandor_v0 raw_env, rgb_array frames (positions of heuristic play)", players,
+                   "frames/s", seconds, lambda _i: int(next(frames).size > 0))
+    aec.close()
+    return row
+
+
 def bench_openspiel(game_name: str, seconds: float = 3.0, seed: int = 0) -> BenchRow:
     """Uniformly random play through OpenSpiel's Python bindings (``pyspiel``, ImportError if
     not installed), doing per decision what our env does: the deciding player's observation
@@ -143,6 +179,8 @@ def bench_env_section(
             if recorded and recorded.get(n):
                 rows.append(bench_aec_replay(make, f"{name}, heuristic games", recorded[n], n,
                                              seconds))
+        if recorded and recorded.get(n) and not missing("render"):
+            rows.append(bench_frames(recorded[n], n, seconds))
         if extras is not None:
             rows += extras(n)
     reference = None
