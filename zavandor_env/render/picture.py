@@ -280,12 +280,15 @@ class _Painter:
         if anchor is None:
             raise ValueError(f"<text> text-anchor={element.get('text-anchor')!r} is not drawn")
         size = _number(element, "font-size", 12.0) * self.scale
+        ink = self._colour(element, "fill", "#000000")
+        if ink is None:
+            return
         mask, ox, oy = _label(content, round(size * 4) / 4,
                               element.get("font-weight") == "bold",
                               element.get("font-style") == "italic", anchor)
         x = round((_number(element, "x") + dx) * self.scale) + ox
         y = round((_number(element, "y") + dy) * self.scale) + oy
-        self.image.paste(self._colour(element, "fill", "#000000"), (x, y), mask)
+        self.image.paste(ink, (x, y), mask)
 
 
 def _dashes(a: tuple[float, float], b: tuple[float, float], on: float,
