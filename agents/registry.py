@@ -20,6 +20,13 @@ the up-front checks of ``zavandor eval``, ladders and tournaments do before the 
 parameter that chose between two is gone: a saved spec that names it still builds (the value
 is ignored, with one ``DeprecationWarning`` per process); any other value is refused.
 
+**A class of your own**: ``python:package.module:ClassName`` (parameters after a comma, as
+for any agent: ``python:mybots:Greedy,depth=2,label=mine``) builds that :class:`Agent` subclass
+of an importable module.  Importing runs the module's code, so only the caller may name one:
+``zavandor eval --agents`` and :func:`zavandor_env.evaluate` do; a spec read from a file
+(tournament files, training configs, run folders) that names one is refused, as is one that
+:func:`parse_spec` reads without ``allow_import=True``.
+
 **Trust comes only from the caller.**  No spec, string or mapping, may carry ``trust_pickle``
 (the consent to unpickle an SB3 ``.zip``, which runs code from the file): specs come from
 tournament files, training configs and run folders that someone may send, and an opt-in
@@ -51,6 +58,9 @@ class AgentSpecError(ValueError):
 
 #: The parameter a spec may never carry (see the module docstring): the caller grants it.
 TRUST_PICKLE = "trust_pickle"
+#: The agent-name prefix of a user's own class, ``python:module:Class``.
+PYTHON_PREFIX = "python:"
+_CLASS_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 
 
 def _trust_refused(agent: str) -> str:
@@ -96,8 +106,26 @@ def _factory(path: str) -> Callable[..., Agent]:
 REGISTRY: dict[str, Callable[..., Agent]] = {name: _factory(p) for name, p in _CLASSES.items()}
 
 
+def _user_class(agent: str) -> type[Agent]:
+    """The :class:`Agent` subclass that ``python:module:Class`` names, imported now."""
+    path = agent.removeprefix(PYTHON_PREFIX)
+    module, _, name = path.partition(":")
+    try:
+        cls = getattr(import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise AgentSpecError(f"agent {agent!r}: cannot import {path} ({one_line(exc)}); the "
+                             "module must be importable: installed, or on PYTHONPATH") from None
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise AgentSpecError(f"agent {agent!r}: {path} is not a subclass of "
+                             "zavandor_env.agents.base.Agent (wrap a function with "
+                             "FunctionAgent, or pass it to zavandor_env.evaluate)")
+    return cls
+
+
 def _agent_class(agent: str) -> Callable[..., Any]:
     """The class agent ``agent`` builds (its factory when it has no class path)."""
+    if agent.startswith(PYTHON_PREFIX):
+        return _user_class(agent)
     factory = REGISTRY[agent]
     path = getattr(factory, "agent_class_path", None)
     return _load(path) if path else factory
@@ -123,24 +151,41 @@ class AgentSpec:
     trust_pickle: bool = False
     """granted by the caller (``--trust-pickle``, ``make_agent(..., trust_pickle=True)``): the
     agent may unpickle the file it loads; never read from a spec"""
+    allow_import: bool = False
+    """granted by the caller (``zavandor eval --agents``, ``zavandor_env.evaluate``): a
+    ``python:module:Class`` agent may be imported; never read from a spec"""
 
     def __post_init__(self) -> None:
         if TRUST_PICKLE in self.params:
             raise AgentSpecError(_trust_refused(self.agent))
         if type(self.trust_pickle) is not bool:  # consent is True, not something truthy
             raise AgentSpecError(f"trust_pickle must be True or False, got {self.trust_pickle!r}")
-        if self.agent not in REGISTRY:
+        if isinstance(self.agent, str) and self.agent.startswith(PYTHON_PREFIX):
+            self._check_user_class()
+        elif self.agent not in REGISTRY:
             raise AgentSpecError(f"unknown agent {shown(self.agent)}; known agents: "
                                  f"{', '.join(sorted(REGISTRY))}")
-        try:  # each key, and its value's type and range, declared in agents/spec_params.py
-            check_agent_params(self.agent, self.params)
-        except ValueError as exc:
-            raise AgentSpecError(str(exc)) from None
+        else:
+            try:  # each key, and its value's type and range, declared in agents/spec_params.py
+                check_agent_params(self.agent, self.params)
+            except ValueError as exc:
+                raise AgentSpecError(str(exc)) from None
         if not isinstance(self.label, str):
             raise AgentSpecError(f"agent {self.agent!r}: label must be text, "
                                  f"got {shown(self.label)}")
         if not self.label:  # (a label's control characters are escaped where it is shown)
             object.__setattr__(self, "label", _default_label(self.agent, self.params))
+
+    def _check_user_class(self) -> None:
+        """A ``python:module:Class`` agent: well formed, and named by the caller (importing
+        it runs its module's code, so no file may name one)."""
+        if self.allow_import is not True:
+            raise AgentSpecError(
+                f"agent {shown(self.agent)}: a class of your own can be named only on the "
+                "command line (zavandor eval --agents) or in Python (zavandor_env.evaluate), "
+                "not in a file: importing it runs code")
+        if not _CLASS_PATH.fullmatch(self.agent.removeprefix(PYTHON_PREFIX)):
+            raise AgentSpecError(f"agent {shown(self.agent)}: write python:package.module:Class")
 
     @property
     def interactive(self) -> bool:
@@ -158,8 +203,10 @@ class AgentSpec:
         params.setdefault("seed", seed)
         if self.trust_pickle and TRUST_PICKLE in signature(_agent_class(self.agent)).parameters:
             params[TRUST_PICKLE] = True
+        make = (_user_class(self.agent) if self.agent.startswith(PYTHON_PREFIX)
+                else REGISTRY[self.agent])
         try:
-            agent = REGISTRY[self.agent](**params)
+            agent = make(**params)
         except TypeError as exc:  # a value of the wrong type deep in the constructor
             detail = one_line(exc)
             raise AgentSpecError(f"bad parameters for agent {self.agent!r}: {detail}") from None
@@ -168,6 +215,8 @@ class AgentSpec:
 
 
 def _default_label(agent: str, params: Mapping[str, Any]) -> str:
+    if agent.startswith(PYTHON_PREFIX):  # a class of the user's: its name
+        agent = agent.rpartition(":")[2]
     if not params:
         return agent
     inner = ",".join(f"{k}={v}" for k, v in params.items() if k != "seed")
@@ -200,10 +249,12 @@ def parse_value(text: str) -> Any:
     return value
 
 
-def parse_spec(spec: str | Mapping[str, Any], *, trust_pickle: bool = False) -> AgentSpec:
-    """An :class:`AgentSpec` from ``"name:key=value,..."`` or a YAML mapping; ``trust_pickle``
-    is the caller's consent to unpickling (never read from ``spec``: see the module
-    docstring)."""
+def parse_spec(spec: str | Mapping[str, Any], *, trust_pickle: bool = False,
+               allow_import: bool = False) -> AgentSpec:
+    """An :class:`AgentSpec` from ``"name:key=value,..."`` (``"python:module:Class,key=value"``
+    for a class of your own) or a YAML mapping; ``trust_pickle`` is the caller's consent to
+    unpickling, ``allow_import`` to importing a named class (neither is ever read from
+    ``spec``: see the module docstring)."""
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"agent", "params", "label"}
         if unknown or "agent" not in spec:
@@ -218,10 +269,12 @@ def parse_spec(spec: str | Mapping[str, Any], *, trust_pickle: bool = False) -> 
         if not isinstance(spec["agent"], str) or not isinstance(label, str):
             raise AgentSpecError(f"an agent entry's 'agent' and 'label' must be text, got "
                                  f"{shown(spec['agent'])} and {shown(label)}")
-        return AgentSpec(spec["agent"], dict(params), label, trust_pickle)
+        return AgentSpec(spec["agent"], dict(params), label, trust_pickle, allow_import)
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec must be a non-empty string, got {shown(spec)}")
-    name, _, rest = spec.strip().partition(":")
+    text = spec.strip()
+    name, _, rest = (text.partition(",") if text.startswith(PYTHON_PREFIX)
+                     else text.partition(":"))
     parsed: dict[str, Any] = {}
     label = ""
     if rest:
@@ -235,7 +288,7 @@ def parse_spec(spec: str | Mapping[str, Any], *, trust_pickle: bool = False) -> 
                 label = value.strip()
             else:
                 parsed[key] = parse_value(value)
-    return AgentSpec(name.strip(), parsed, label, trust_pickle)
+    return AgentSpec(name.strip(), parsed, label, trust_pickle, allow_import)
 
 
 def make_agent(spec: str | Mapping[str, Any], seed: int | None = None, *,

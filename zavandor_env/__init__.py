@@ -4,7 +4,8 @@ Exports (loaded lazily, so ``import zavandor_env.engine`` never imports PettingZ
 or torch): :func:`env` and :class:`raw_env` (PettingZoo AEC ``zavandor_v0``, also reachable in
 PettingZoo's own convention as ``from zavandor_env import zavandor_v0; zavandor_v0.env()``) and
 :class:`SingleAgentEnv` (Gymnasium; ``gymnasium.make("Zavandor-v0")`` builds one against
-rule-based opponents, see :func:`register_gymnasium`).
+rule-based opponents, see :func:`register_gymnasium`), and :func:`evaluate` (a seat-rotated
+tournament of your own agents and specs, with Wilson intervals: ``zavandor eval`` in Python).
 
 Subpackages: ``engine`` (the rules), ``envs`` (PettingZoo / Gymnasium), ``agents`` (players and
 the tournament), ``train`` (self-play training).  The environment subpackage is ``envs``, not
@@ -25,13 +26,14 @@ from typing import Any as _Any
 
 #: The package's version, its one source: pyproject.toml reads it, ``zavandor --version`` prints it.
 __version__ = "0.1.0"
-__all__ = ["GYM_ID", "PETTINGZOO_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium",
-           "register_pettingzoo", "zavandor_v0"]
+__all__ = ["GYM_ID", "PETTINGZOO_ID", "SingleAgentEnv", "env", "evaluate", "raw_env",
+           "register_gymnasium", "register_pettingzoo", "zavandor_v0"]
 
 GYM_ID = "Zavandor-v0"
 PETTINGZOO_ID = "zavandor-v0"
 _LAZY = {"env": "zavandor_env.envs.aec", "raw_env": "zavandor_env.envs.aec",
-         "SingleAgentEnv": "zavandor_env.envs.single_agent"}
+         "SingleAgentEnv": "zavandor_env.envs.single_agent",
+         "evaluate": "zavandor_env.eval.evaluate"}
 
 
 def __getattr__(name: str) -> _Any:

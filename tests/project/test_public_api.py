@@ -12,7 +12,7 @@ import numpy as np
 import zavandor_env
 from zavandor_env import SingleAgentEnv
 
-PUBLIC = {"GYM_ID", "PETTINGZOO_ID", "SingleAgentEnv", "env", "raw_env", "register_gymnasium",
+PUBLIC = {"GYM_ID", "PETTINGZOO_ID", "SingleAgentEnv", "env", "evaluate", "raw_env", "register_gymnasium",
           "register_pettingzoo", "zavandor_v0"}
 
 

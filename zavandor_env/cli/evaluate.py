@@ -31,7 +31,8 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("config", nargs="?", help="tournament YAML file (configs/eval/*.yaml)")
     ev.add_argument("--agents", nargs="+", metavar="SPEC",
                     help="agents as name or name:key=value,... (e.g. mcts:iterations=32, "
-                    "random:label=r2)")
+                    "random:label=r2), or a class of your own as python:module:Class[,key=value"
+                    "...] (the module must be importable; only here, never from a file)")
     ev.add_argument("--players", type=common.PLAYERS, default=None,
                     help="players per game, 2-6 (default: the YAML's, else 2)")
     ev.add_argument("--games", type=common.POSITIVE, default=None,
@@ -120,7 +121,7 @@ def _eval_config(args: argparse.Namespace) -> Any:
     if not (args.config or args.agents):
         raise common.UsageError("give --agents or a tournament YAML file")
     config = (TournamentConfig.from_yaml(args.config, **given) if args.config else
-              TournamentConfig([parse_spec(a) for a in args.agents],
+              TournamentConfig([parse_spec(a, allow_import=True) for a in args.agents],
                                **{k: v for k, v in given.items() if v is not None}))
     changes: dict[str, Any] = {}
     if args.game:
