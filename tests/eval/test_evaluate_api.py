@@ -83,6 +83,26 @@ def test_objects_functions_and_torch_modules_play_beside_specs() -> None:
                                                        abs=1e-4)
 
 
+def test_a_torch_module_plays_in_forked_workers_after_torch_ran_here() -> None:
+    """A forked worker inherits torch's thread pool unusable: without one thread set in
+    each worker, copying the module's weights there waits forever (a subprocess, so a hang
+    fails this test instead of the suite)."""
+    pytest.importorskip("torch")
+    code = textwrap.dedent("""
+        import torch, zavandor_env
+        net = torch.nn.Sequential(torch.nn.Linear(710, 128), torch.nn.Linear(128, 67))
+        net(torch.zeros(256, 710))  # large enough to start the parent's thread pool
+        s = zavandor_env.evaluate([net, "random"], games=4, workers=2)
+        print(sorted(a["label"] for a in s["agents"]))
+    """)
+    from tests.cli.test_cli import child_env
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=child_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['Sequential', 'random']"
+
+
 def test_a_stateful_object_is_copied_for_each_seat() -> None:
     class Counting(CallableAgent):
         def __init__(self) -> None:

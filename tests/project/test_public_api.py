@@ -12,8 +12,8 @@ import numpy as np
 import zavandor_env
 from zavandor_env import SingleAgentEnv
 
-PUBLIC = {"GYM_ID", "PETTINGZOO_ID", "SingleAgentEnv", "env", "evaluate", "raw_env", "register_gymnasium",
-          "register_pettingzoo", "zavandor_v0"}
+PUBLIC = {"GYM_ID", "PETTINGZOO_ID", "SingleAgentEnv", "env", "evaluate", "raw_env",
+          "register_gymnasium", "register_pettingzoo", "zavandor_v0"}
 
 
 def test_dir_lists_the_public_names_and_the_lazy_exports() -> None:

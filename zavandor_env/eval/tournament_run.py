@@ -18,6 +18,7 @@ never append to one journal.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -54,6 +55,12 @@ def _init_pool_worker(config: TournamentConfig) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        # A forked child inherits torch's thread pool in a state it cannot use: its first
+        # parallel op (copying a module's weights, a forward pass) would wait forever.  One
+        # thread: a worker plays one game at a time, and the pool has a process per core.
+        torch.set_num_threads(1)
     _init_worker(config)
 
 
