@@ -240,7 +240,8 @@ def load_policy(path: str | Path, obs_dim: int | None = None, num_actions: int |
         path: the ``.npz`` file, as text (an integer is refused: ``open()`` would take it as
             a file descriptor) naming a regular file.  It is read with ``allow_pickle=False``:
             nothing in it runs.
-        obs_dim, num_actions: required sizes, when given.
+        obs_dim: the required observation size, when given.
+        num_actions: the required number of actions, when given.
         fingerprint: the observation layout the policy must have been trained on (default:
             the running code's); ``None`` skips the check.  A file without a fingerprint
             (older format) passes this check; its sizes are still checked.

@@ -95,6 +95,46 @@ def test_api_page_documents_the_public_names(site: Path) -> None:
                  "zavandor_env.agents.registry.make_agent", "zavandor_env.engine.agent.Agent"):
         assert f'id="{name}"' in html, f"the API page lacks {name}"
     assert "legal_actions" in html  # the members are rendered, not only the headings
+    for name in ("zavandor_env.eval.evaluate.evaluate", "zavandor_env.eval.stats.wilson_interval",
+                 "zavandor_env.agents.policy_file.load_policy",
+                 "zavandor_env.agents.policy_file.save_policy",
+                 "zavandor_env.agents.policy.PolicyAgent"):
+        assert f'id="{name}"' in html, f"the API page lacks {name}"
+    # raw_env's step and observe say what they do (they had no text)
+    assert "Play <code>action</code>" in html and "What <code>agent</code> sees now" in html
+
+
+#: A Sphinx role as written in a docstring; docs/sphinx_roles.py turns each into a link.
+LITERAL_ROLE = re.compile(r":(?:func|class|mod|attr|meth|data|exc|obj):(?:`|<code>)")
+
+
+@_NO_MKDOCS
+def test_no_page_shows_a_literal_sphinx_role(site: Path) -> None:
+    shown = {str(p.relative_to(site)): LITERAL_ROLE.findall(p.read_text(encoding="utf-8"))
+             for p in site.rglob("*.html")}
+    assert not {page: roles for page, roles in shown.items() if roles}
+    html = (site / "api" / "index.html").read_text(encoding="utf-8")
+    # a role whose target is documented on the site is a link to it
+    assert re.search(r'<a class="autorefs autorefs-internal"[^>]*href="[^"]*#zavandor_env\.envs'
+                     r'\.rewards\.RewardConfig"[^>]*><code>RewardConfig</code></a>', html)
+
+
+def test_the_role_rewriter_resolves_short_relative_and_imported_names() -> None:
+    pytest.importorskip("griffe")
+    sys.path.insert(0, str(DOCS))
+    try:
+        from sphinx_roles import rewrite
+    finally:
+        sys.path.remove(str(DOCS))
+    import griffe
+
+    package = griffe.load("zavandor_env", search_paths=[str(ROOT)])
+    game = package["engine.game.Game"]
+    text = rewrite(game, ":class:`~.outcome.Outcome` and :meth:`outcome`, :class:`GameConfig`")
+    assert '<autoref identifier="zavandor_env.engine.outcome.Outcome" optional>' in text
+    assert '<autoref identifier="zavandor_env.engine.game.Game.outcome" optional>' in text
+    assert '<autoref identifier="zavandor_env.engine.config.GameConfig" optional>' in text
+    assert "<code>Outcome</code>" in text and ":class:" not in text
 
 
 class _Refs(HTMLParser):

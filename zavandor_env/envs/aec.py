@@ -216,6 +216,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         self._mask = mask_array(game.legal_actions())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` sees now: ``{"observation": float32[710], "action_mask": int8[67]}``
+        (docs/observation.md; only its own hand, the others' as public counts).  The mask is
+        all zeros unless ``agent`` is the one to decide (``agent_selection``)."""
         seat = self._seat[agent]
         if agent == self.agent_selection and not self.game.is_over:
             mask = self._mask
@@ -224,6 +227,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming convention)
         return {"observation": _ENCODER.encode_game(self.game, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` (an index 0-66 whose ``action_mask`` entry is 1) for
+        ``agent_selection``, then hand the turn to the next player to decide and pay the
+        rewards; an agent that is done steps ``None``, as PettingZoo's loop does.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal now (the message names the agent and
+                the legal actions); nothing changes.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
