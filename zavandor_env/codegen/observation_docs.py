@@ -8,7 +8,6 @@ are stale.
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 from zavandor_env.encoding.observation import (
