@@ -174,7 +174,7 @@ def test_the_native_defaults_and_field_lists_are_the_python_ones() -> None:
         f.name for f in dataclasses.fields(HeuristicWeights))
     # The native search's default policy is MCTSAgent's (the planner, which needs its
     # parameters), not the heuristic it once defaulted to.
-    assert MCTSAgent(engine="python").policy == "planner"
+    assert MCTSAgent().policy == "planner"
     game = Game.new(GameConfig(), seed=1)
     core = _native.Core.from_state_dict(game.state.to_dict())
     weights = _native.HeuristicWeights(resolve_weights(None).to_dict())

@@ -19,6 +19,12 @@ from zavandor_env.envs.info import RESULT_KEYS
 from zavandor_env.envs.rewards import RewardConfig, terminal_rewards
 
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
+#: api_test's advice for Box or Discrete spaces, given to every Dict space with an action mask
+#: (PettingZoo's own convention for masks, which ours follows): expected, so not shown.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Observation space for each agent probably:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Observation is not a NumPy array:UserWarning"),
+]
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)

@@ -301,6 +301,8 @@ def _shimmy(pyspiel: Any, name: str, config: dict[str, int] | None) -> Any:
     return compat.OpenSpielCompatibilityV0(game_name=name, config=config)
 
 
+# api_test's remarks on Shimmy's unbounded Box, made for every OpenSpiel game (connect_four too).
+@pytest.mark.filterwarnings("ignore:Agent's m..imum observation space value is:UserWarning")
 @pytest.mark.parametrize(("name", "config"), [("connect_four", None), (GAME_NAME, None),
                                               (GAME_NAME, {"players": 3, "seed": 5})])
 def test_pettingzoo_api_test_passes_through_shimmy(pyspiel: Any, name: str,
