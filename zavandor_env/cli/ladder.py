@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from zavandor_env.cli import common
+from zavandor_env.cli.exploit import minutes
 
 
 def add_parser(sub: Any) -> None:
@@ -41,6 +42,12 @@ def add_parser(sub: Any) -> None:
     lad.add_argument("--update-doc", metavar="MD", help="also replace the marked section of "
                      "this Markdown file (docs/leaderboard.md) with the leaderboard and its "
                      "cost table")
+    lad.add_argument("--exploit", type=minutes, metavar="MINUTES",
+                     help="also train a best response of MINUTES (from a clone of the "
+                     "heuristic, as zavandor exploit --imitate) against every agent at every "
+                     "player count, and write its win rate, the robustness column, to "
+                     "exploit.json and exploit.md (BR run folders in OUT_best_responses); "
+                     "the ladder's own files stay deterministic")
     lad.add_argument("--no-cost", action="store_true",
                      help="skip the per-decision cost probe (cost.json keeps the game times)")
     lad.set_defaults(func=run)
@@ -72,10 +79,30 @@ def run(args: argparse.Namespace) -> int:
 
     def write(ladder: Ladder) -> list[str]:
         paths = ladder.write(out, chart=not args.no_chart, replace=True)
+        shown = [ladder.text()]
+        if args.exploit:
+            shown.append(_exploit_column(ladder, args, out))
         if not args.update_doc:
-            return [ladder.text(), f"wrote {len(paths)} file(s) to {out}"]
+            return [*shown, f"wrote {len(paths)} file(s) to {out}"]
         update_doc(args.update_doc, ladder)
-        return [ladder.text(), f"wrote {len(paths)} file(s) to {out} and updated "
-                f"{args.update_doc}"]
+        return [*shown, f"wrote {len(paths)} file(s) to {out} and updated {args.update_doc}"]
 
     return common.play_into_folder("ladder", LADDER_FOLDER, out, existed, play, write, "ladder")
+
+
+def _exploit_column(ladder: Any, args: argparse.Namespace, out: Any) -> str:
+    """``--exploit``: a best response per agent and player count, written beside the ladder
+    (``exploit.json``, ``exploit.md``); returns the tables."""
+    import json
+    from pathlib import Path
+
+    from zavandor_env.io.files import write_atomic
+    from zavandor_env.train.exploit import ladder_column, ladder_column_markdown
+
+    folder = Path(out)
+    rows = ladder_column(ladder, args.exploit, args.seed,
+                         folder.parent / f"{folder.name}_best_responses", args.workers)
+    text = ladder_column_markdown(rows)
+    write_atomic(folder / "exploit.json", json.dumps(rows, indent=2) + "\n")
+    write_atomic(folder / "exploit.md", text)
+    return text

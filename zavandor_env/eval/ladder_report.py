@@ -47,7 +47,8 @@ JOURNAL_PATTERN = "games_{n}p.jsonl"
 #: What a ladder writes in its folder; only these are ever replaced.
 LADDER_FOLDER = ReportFolder(
     tool="ladder", report="a ladder",
-    files=("ladder.json", "leaderboard.md", "ladder.png", "cost.json"),
+    files=("ladder.json", "leaderboard.md", "ladder.png", "cost.json", "exploit.json",
+           "exploit.md"),
     journals=r"games_[2-6]p\.jsonl", journal_text="games_<n>p.jsonl")
 #: Check ``--out`` before any game (see :meth:`ReportFolder.prepare`).
 prepare_ladder_dir = LADDER_FOLDER.prepare
