@@ -32,14 +32,16 @@ def shipped(players: int) -> NumpyPolicy:
 
 
 def torch_forward(policy: NumpyPolicy, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """The reference: the file's arrays loaded into torch ``nn.Sequential`` models."""
+    """The reference: the file's arrays loaded into torch ``nn.Sequential`` models, in float64:
+    a float32 torch matmul may be made less precise by process-wide settings that another test
+    or library changed (``torch.set_float32_matmul_precision``), which no float64 one is."""
     torch = pytest.importorskip("torch")
     nn = torch.nn
 
     def sequential(weights: list[np.ndarray], biases: list[np.ndarray]) -> object:
         layers: list[object] = []
         for i, (w, b) in enumerate(zip(weights, biases)):
-            linear = nn.Linear(w.shape[1], w.shape[0])
+            linear = nn.Linear(w.shape[1], w.shape[0], dtype=torch.float64)
             with torch.no_grad():
                 linear.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
                 linear.bias.copy_(torch.from_numpy(np.ascontiguousarray(b)))
@@ -48,7 +50,7 @@ def torch_forward(policy: NumpyPolicy, obs: np.ndarray) -> tuple[np.ndarray, np.
                 layers.append(nn.Tanh() if policy.activation == "tanh" else nn.ReLU())
         return nn.Sequential(*layers)
 
-    x = torch.from_numpy(np.asarray(obs, dtype=np.float32))
+    x = torch.from_numpy(np.asarray(obs, dtype=np.float64))
     with torch.no_grad():
         logits = sequential(policy.weights, policy.biases)(x).numpy()
         values = None
