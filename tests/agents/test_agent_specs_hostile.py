@@ -327,6 +327,8 @@ def _slow_to_play(spec: Any, agent: Any) -> bool:
     return spec.interactive or (spec.agent == "mcts" and getattr(agent, "engine", "") == "python")
 
 
+# Fuzzed specs may name the retired engine= parameter: its DeprecationWarning is expected.
+@pytest.mark.filterwarnings("ignore:.*engine=.* is ignored:DeprecationWarning")
 @FUZZ_EXAMPLES
 def test_any_spec_string_is_an_agent_that_plays_or_one_line(examples: int) -> None:
     @settings(max_examples=examples, **FUZZ_SETTINGS)
