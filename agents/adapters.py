@@ -87,7 +87,8 @@ class TorchModuleAgent(Agent):
         import torch
 
         assert observation is not None  # needs_observation
-        device = next(self.module.parameters(), torch.empty(0)).device
+        weights = next(self.module.parameters(), None)
+        device = weights.device if weights is not None else torch.device("cpu")
         obs = torch.as_tensor(observation["observation"], dtype=torch.float32, device=device)
         with torch.no_grad():
             out = self.module(obs.unsqueeze(0))

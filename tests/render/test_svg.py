@@ -381,6 +381,10 @@ def test_the_painter_draws_every_picture_of_random_games(num_players: int) -> No
     ("<svg xmlns='http://www.w3.org/2000/svg' width='1e9' height='4'/>", "out of range"),
     ("<svg xmlns='http://www.w3.org/2000/svg' width='90000' height='4'/>", "8192-pixel side"),
     ("<html/>", "root element"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'><polygon points='0,0 nan,1 "
+     "2,2'/></svg>", "points='nan' is out of range"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'><rect width='2' height='2' "
+     "stroke='#000' stroke-dasharray='3'/></svg>", "two lengths"),
     ("<svg", "not an SVG document"),
 ])
 def test_the_painter_refuses_what_the_table_never_draws_in_one_line(svg: str,

@@ -121,6 +121,11 @@ def _number(element: ET.Element, key: str, default: float | None = None) -> floa
         if default is None:
             raise ValueError(f"<{_tag(element)}> has no {key}")
         return default
+    return _finite(element, key, text)
+
+
+def _finite(element: ET.Element, key: str, text: str) -> float:
+    """``text`` as a number within the painter's range, or one line naming the attribute."""
     try:
         value = float(text)
     except ValueError:
@@ -135,7 +140,8 @@ def _tag(element: ET.Element) -> str:
 
 
 def _points(element: ET.Element, dx: float, dy: float, scale: float) -> list[tuple[float, float]]:
-    values = [float(v) for v in re.split(r"[\s,]+", (element.get("points") or "").strip()) if v]
+    values = [_finite(element, "points", v)
+              for v in re.split(r"[\s,]+", (element.get("points") or "").strip()) if v]
     if len(values) % 2 or len(values) < 4:
         raise ValueError(f"<{_tag(element)}> points must be x,y pairs")
     return [((x + dx) * scale, (y + dy) * scale) for x, y in zip(values[::2], values[1::2])]
@@ -237,7 +243,10 @@ class _Painter:
         self.draw.rounded_rectangle((x0, y0, x1, y1), radius=radius, fill=fill,
                                     outline=None if dashed else stroke, width=width)
         if dashed and stroke:
-            on, off = (float(v) * s for v in dashed.split()[:2])
+            pattern = [_finite(element, "stroke-dasharray", v) * s for v in dashed.split()]
+            if len(pattern) != 2:
+                raise ValueError(f"<rect> stroke-dasharray={dashed[:20]!r}: two lengths")
+            on, off = pattern
             for a, b in ((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)), \
                     ((x0, y1), (x0, y0)):
                 for p, q in _dashes(a, b, on, off):
